@@ -1,0 +1,504 @@
+/* fiberpar.h - GPU-style kernels on CPUs: the one public header.
+ *
+ * libfiberpar runs OpenCL/SYCL-style nd_range kernels (work-groups,
+ * barriers, local memory) on plain CPUs with no special compiler.  Each
+ * work-group runs on one worker thread pinned to a core; its work-items are
+ * fibers that switch at barriers.
+ *
+ * Error rule (one rule for the whole API): every function that can fail
+ * returns an int that is 0 on success or a negative FPAR_E* code.  Output
+ * parameters are written only on success.  fpar_strerror() and
+ * fpar_err_name() turn a code into text; fpar_last_error() gives the
+ * detailed message of the last failed call on the calling thread.
+ *
+ * Dimension convention: ranges have 1 to 3 dimensions and dimension 0
+ * varies fastest (as in OpenCL and CUDA).  Linear ids are
+ * x + X * (y + Y * z).  Queries for a dimension beyond the range's
+ * dimensionality return id 0 and size 1, as OpenCL does.
+ *
+ * This header includes no dependency headers; <fiberpar/uv.h> ties events
+ * to a libuv loop.
+ */
+#ifndef FIBERPAR_H
+#define FIBERPAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define FPAR_EXTERN __attribute__((visibility("default")))
+#else
+#define FPAR_EXTERN
+#endif
+
+#define FPAR_VERSION_MAJOR 0
+#define FPAR_VERSION_MINOR 1
+#define FPAR_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------------
+ * Errors
+ * ---------------------------------------------------------------------- */
+
+/* XX(name, value, message): the single table behind the FPAR_E* codes,
+ * fpar_strerror() and fpar_err_name(). */
+#define FPAR_ERRNO_MAP(XX)                                                    \
+  XX(EINVAL, -1, "invalid argument")                                          \
+  XX(ENOMEM, -2, "out of memory")                                             \
+  XX(EDIM, -3, "a range must have 1, 2 or 3 dimensions")                      \
+  XX(EEMPTY, -4, "a range has a zero-sized dimension")                        \
+  XX(ENONDIV, -5, "the global range is not divisible by the local range")     \
+  XX(EGROUPSIZE, -6, "the work-group size exceeds the runtime's limit")       \
+  XX(ELOCALMEM, -7, "local memory request exceeds the worker's arena")        \
+  XX(ENULLKERNEL, -8, "the kernel function is NULL")                          \
+  XX(EDIVERGENCE, -9,                                                         \
+     "barrier divergence: work-items of a group took different paths "        \
+     "through a barrier")                                                     \
+  XX(EBARRIER, -10, "work-items of a group wait at different barriers")       \
+  XX(ESTACKOVERFLOW, -11, "a work-item overflowed its fiber stack")           \
+  XX(EGROUPLOCAL, -12,                                                        \
+     "work-items of a group disagree on a group-local memory object")         \
+  XX(ELOCALBUF, -13, "no launch-time local buffer with that index")           \
+  XX(EENV, -14, "invalid value in a FIBERPAR_* environment variable")         \
+  XX(ETOPOLOGY, -15, "hardware topology discovery failed")                    \
+  XX(ETHREAD, -16, "a worker thread could not be created")                    \
+  XX(EBUSY, -17, "the object still has work or dependents")                   \
+  XX(ESCOPE, -18, "a scoped-parallelism rule was broken")                     \
+  XX(ENOTSUP, -19, "operation not supported by this build")
+
+/** Error codes.  All are negative; 0 means success. */
+typedef enum fpar_errno {
+#define FPAR__ERRNO_ENUM(name, value, msg) FPAR_##name = value,
+  FPAR_ERRNO_MAP(FPAR__ERRNO_ENUM)
+#undef FPAR__ERRNO_ENUM
+  FPAR_ERRNO_MAX = -20
+} fpar_errno;
+
+/**
+ * \brief Describe an error code.
+ * \param err a value returned by a libfiberpar function.
+ * \return a static string; "success" for 0, "unknown error" for codes not
+ *         in the table.
+ */
+FPAR_EXTERN const char *fpar_strerror(int err);
+
+/**
+ * \brief Name an error code.
+ * \param err a value returned by a libfiberpar function.
+ * \return a static string such as "FPAR_ENONDIV".
+ */
+FPAR_EXTERN const char *fpar_err_name(int err);
+
+/**
+ * \brief Detailed message of the last failed call on this thread.
+ * \return a thread-local string that names the offending values, e.g.
+ *         "global range 1000 is not divisible by local range 64 in
+ *         dimension 0"; "" if no call has failed on this thread.
+ */
+FPAR_EXTERN const char *fpar_last_error(void);
+
+/* ------------------------------------------------------------------------
+ * Runtime
+ * ---------------------------------------------------------------------- */
+
+/** How workers are pinned (FIBERPAR_PIN=core|pu|none). */
+typedef enum fpar_pin {
+  FPAR_PIN_DEFAULT = 0, /**< FIBERPAR_PIN, else FPAR_PIN_CORE */
+  FPAR_PIN_CORE,        /**< one worker per core, bound to the core */
+  FPAR_PIN_PU,          /**< one worker per hardware thread, bound to it */
+  FPAR_PIN_NONE         /**< one worker per core, not bound */
+} fpar_pin;
+
+/** Runtime options.  Zero fields mean "default".  Environment variables,
+ *  when set, take precedence over these fields. */
+typedef struct fpar_runtime_opts {
+  /** Worker threads (FIBERPAR_NUM_THREADS); 0 = one per core (or PU). */
+  unsigned num_threads;
+  /** Pinning policy (FIBERPAR_PIN). */
+  fpar_pin pin;
+  /** Usable bytes of each fiber stack (FIBERPAR_STACK_SIZE); default
+   *  64 KiB, rounded up to whole pages; a guard page lies below. */
+  size_t stack_size;
+  /** Bytes of local memory per worker (FIBERPAR_LOCAL_MEM_SIZE); default
+   *  1 MiB. */
+  size_t local_mem_size;
+  /** Largest work-group (work-items); default 4096. */
+  size_t max_group_size;
+  /** Microseconds an idle worker or waiting host thread spins before it
+   *  sleeps (FIBERPAR_SPIN_US); default 50. */
+  unsigned spin_us;
+} fpar_runtime_opts;
+
+/** A runtime: the worker threads and their memory. */
+typedef struct fpar_runtime fpar_runtime;
+
+/**
+ * \brief Fill \p opts with defaults (all zero).
+ * \param opts options to initialise.
+ */
+FPAR_EXTERN void fpar_runtime_opts_init(fpar_runtime_opts *opts);
+
+/**
+ * \brief Discover the machine with hwloc and start the pinned workers.
+ *
+ * Each worker allocates its local-memory arena and fiber stacks on its own
+ * NUMA node.  Values accept the suffixes K, M and G (powers of 1024).
+ * \param rt receives the runtime.
+ * \param opts options, or NULL for defaults.
+ * \return 0, FPAR_EINVAL, FPAR_EENV (bad environment value), FPAR_ENOMEM,
+ *         FPAR_ETOPOLOGY or FPAR_ETHREAD.
+ */
+FPAR_EXTERN int fpar_runtime_create(fpar_runtime **rt,
+                                    const fpar_runtime_opts *opts);
+
+/**
+ * \brief Wait for all submitted work, join the workers, free everything.
+ * \param rt the runtime; NULL is ignored.
+ * \return 0, or FPAR_EBUSY (nothing destroyed) while queues still exist.
+ */
+FPAR_EXTERN int fpar_runtime_destroy(fpar_runtime *rt);
+
+/**
+ * \brief Number of worker threads.
+ * \param rt the runtime.
+ * \return the number of workers (at least 1).
+ */
+FPAR_EXTERN unsigned fpar_runtime_num_threads(const fpar_runtime *rt);
+
+/**
+ * \brief Bytes of local memory each worker's arena holds.
+ * \param rt the runtime.
+ * \return the arena size in bytes.
+ */
+FPAR_EXTERN size_t fpar_runtime_local_mem_size(const fpar_runtime *rt);
+
+/**
+ * \brief Usable bytes of each fiber stack.
+ * \param rt the runtime.
+ * \return the stack size in bytes.
+ */
+FPAR_EXTERN size_t fpar_runtime_stack_size(const fpar_runtime *rt);
+
+/**
+ * \brief Largest number of work-items in one work-group.
+ * \param rt the runtime.
+ * \return the limit.
+ */
+FPAR_EXTERN size_t fpar_runtime_max_group_size(const fpar_runtime *rt);
+
+/* ------------------------------------------------------------------------
+ * Ranges
+ * ---------------------------------------------------------------------- */
+
+/** A 1-, 2- or 3-dimensional extent.  Unused dimensions hold 1. */
+typedef struct fpar_range {
+  unsigned dims;  /**< 1, 2 or 3; 0 only in FPAR_LOCAL_AUTO */
+  size_t size[3]; /**< extent per dimension; dimension 0 varies fastest */
+} fpar_range;
+
+/** \brief A 1-D range. \param x extent. \return the range. */
+static inline fpar_range fpar_range1(size_t x) {
+  fpar_range r = {1, {x, 1, 1}};
+  return r;
+}
+
+/** \brief A 2-D range. \param x fastest extent. \param y extent.
+ *  \return the range. */
+static inline fpar_range fpar_range2(size_t x, size_t y) {
+  fpar_range r = {2, {x, y, 1}};
+  return r;
+}
+
+/** \brief A 3-D range. \param x fastest extent. \param y extent.
+ *  \param z slowest extent. \return the range. */
+static inline fpar_range fpar_range3(size_t x, size_t y, size_t z) {
+  fpar_range r = {3, {x, y, z}};
+  return r;
+}
+
+/** Local range "let the runtime choose" (like Aparapi): it picks a size
+ *  that divides the global range.  Any range whose sizes are all 0 means
+ *  the same. */
+#define FPAR_LOCAL_AUTO (fpar_range1(0))
+
+/* ------------------------------------------------------------------------
+ * Queues and events
+ * ---------------------------------------------------------------------- */
+
+/** An in-order submission queue. */
+typedef struct fpar_queue fpar_queue;
+/** Completion of one launch. */
+typedef struct fpar_event fpar_event;
+
+/** Queue flags. */
+enum fpar_queue_flags {
+  FPAR_QUEUE_IN_ORDER = 0 /**< launches run one after another (default) */
+};
+
+/** Event states returned by fpar_event_status() (as in OpenCL). */
+enum fpar_event_state {
+  FPAR_COMPLETE = 0, /**< finished successfully */
+  FPAR_RUNNING = 1,  /**< its work-groups are executing */
+  FPAR_QUEUED = 2    /**< waiting behind earlier launches */
+};
+
+/**
+ * \brief Create an in-order queue on a runtime.
+ * \param rt the runtime.
+ * \param flags FPAR_QUEUE_* bits.
+ * \param q receives the queue.
+ * \return 0, FPAR_EINVAL or FPAR_ENOMEM.
+ */
+FPAR_EXTERN int fpar_queue_create(fpar_runtime *rt, unsigned flags,
+                                  fpar_queue **q);
+
+/**
+ * \brief Wait for every launch submitted to \p q so far.
+ * \param q the queue.
+ * \return 0, or the error code of the first launch that failed since the
+ *         previous fpar_queue_wait() (the queue stays usable).
+ */
+FPAR_EXTERN int fpar_queue_wait(fpar_queue *q);
+
+/**
+ * \brief Wait for the queue's work, then free it.
+ * \param q the queue; NULL is ignored.
+ */
+FPAR_EXTERN void fpar_queue_destroy(fpar_queue *q);
+
+/**
+ * \brief Block until the launch has finished.
+ * \param ev the event.
+ * \return 0, or the negative code of the kernel's fault.
+ */
+FPAR_EXTERN int fpar_event_wait(fpar_event *ev);
+
+/**
+ * \brief Poll a launch without blocking.
+ * \param ev the event.
+ * \return FPAR_QUEUED, FPAR_RUNNING, FPAR_COMPLETE, or the negative code of
+ *         the kernel's fault.
+ */
+FPAR_EXTERN int fpar_event_status(const fpar_event *ev);
+
+/**
+ * \brief The message of a failed launch.
+ * \param ev the event.
+ * \return a string naming the kernel, the group and the fault, valid until
+ *         fpar_event_release(); NULL if the launch has not failed.
+ */
+FPAR_EXTERN const char *fpar_event_error(const fpar_event *ev);
+
+/**
+ * \brief Timestamps of a launch (always recorded; three clock reads per
+ *        launch).
+ * \param ev a finished event.
+ * \param submit_ns receives the submission time (CLOCK_MONOTONIC ns).
+ * \param start_ns receives the time the first work-group started.
+ * \param end_ns receives the time the last work-group finished.
+ * \return 0; FPAR_EINVAL if the launch has not finished.
+ */
+FPAR_EXTERN int fpar_event_profile(const fpar_event *ev, uint64_t *submit_ns,
+                                   uint64_t *start_ns, uint64_t *end_ns);
+
+/**
+ * \brief Drop the caller's reference; the launch itself is not affected.
+ * \param ev the event; NULL is ignored.
+ */
+FPAR_EXTERN void fpar_event_release(fpar_event *ev);
+
+/* ------------------------------------------------------------------------
+ * nd_range kernels
+ * ---------------------------------------------------------------------- */
+
+typedef struct fpar_item fpar_item;
+
+/** A kernel: called once per work-item. */
+typedef void (*fpar_kernel_fn)(fpar_item *it, void *args);
+
+/** Geometry shared by all work-items of a launch (read-only). */
+typedef struct fpar_nd_geometry {
+  unsigned dims;
+  size_t global_range[3];
+  size_t local_range[3];
+  size_t group_range[3];
+} fpar_nd_geometry;
+
+struct fpar__group_run;
+
+/** One work-item as a kernel sees it.  The fields are the library's:
+ *  read them through the query functions below. */
+struct fpar_item {
+  size_t global_id[3];
+  size_t local_id[3];
+  size_t group_id[3];
+  size_t local_linear_id;
+  const fpar_nd_geometry *geometry;
+  struct fpar__group_run *run;
+  unsigned local_calls; /* group-local objects requested so far */
+};
+
+/** \brief Global id. \param it the work-item. \param dim 0..2.
+ *  \return the id, 0 for dim beyond the range. */
+static inline size_t fpar_global_id(const fpar_item *it, unsigned dim) {
+  return dim < 3 ? it->global_id[dim] : 0;
+}
+/** \brief Id within the work-group. \param it the work-item.
+ *  \param dim 0..2. \return the id, 0 for dim beyond the range. */
+static inline size_t fpar_local_id(const fpar_item *it, unsigned dim) {
+  return dim < 3 ? it->local_id[dim] : 0;
+}
+/** \brief Id of the work-group. \param it the work-item. \param dim 0..2.
+ *  \return the id, 0 for dim beyond the range. */
+static inline size_t fpar_group_id(const fpar_item *it, unsigned dim) {
+  return dim < 3 ? it->group_id[dim] : 0;
+}
+/** \brief Global extent. \param it the work-item. \param dim 0..2.
+ *  \return the extent, 1 for dim beyond the range. */
+static inline size_t fpar_global_range(const fpar_item *it, unsigned dim) {
+  return dim < 3 ? it->geometry->global_range[dim] : 1;
+}
+/** \brief Work-group extent. \param it the work-item. \param dim 0..2.
+ *  \return the extent, 1 for dim beyond the range. */
+static inline size_t fpar_local_range(const fpar_item *it, unsigned dim) {
+  return dim < 3 ? it->geometry->local_range[dim] : 1;
+}
+/** \brief Number of work-groups. \param it the work-item. \param dim 0..2.
+ *  \return the count, 1 for dim beyond the range. */
+static inline size_t fpar_group_range(const fpar_item *it, unsigned dim) {
+  return dim < 3 ? it->geometry->group_range[dim] : 1;
+}
+/** \brief Number of dimensions of the launch. \param it the work-item.
+ *  \return 1, 2 or 3. */
+static inline unsigned fpar_work_dim(const fpar_item *it) {
+  return it->geometry->dims;
+}
+/** \brief Linear global id (dimension 0 fastest). \param it the work-item.
+ *  \return the id. */
+static inline size_t fpar_global_linear_id(const fpar_item *it) {
+  const size_t *r = it->geometry->global_range;
+  return it->global_id[0] +
+         r[0] * (it->global_id[1] + r[1] * it->global_id[2]);
+}
+/** \brief Linear id within the group. \param it the work-item.
+ *  \return the id. */
+static inline size_t fpar_local_linear_id(const fpar_item *it) {
+  return it->local_linear_id;
+}
+/** \brief Linear id of the group. \param it the work-item.
+ *  \return the id. */
+static inline size_t fpar_group_linear_id(const fpar_item *it) {
+  const size_t *r = it->geometry->group_range;
+  return it->group_id[0] + r[0] * (it->group_id[1] + r[1] * it->group_id[2]);
+}
+
+/**
+ * \brief Work-group barrier with local and global memory fences.
+ *
+ * Every work-item of the group must reach the same barrier (the same call
+ * site) the same number of times.  Breaking that fails the launch with
+ * FPAR_EDIVERGENCE or FPAR_EBARRIER and a message naming the kernel, the
+ * group and the work-items, instead of hanging.
+ * \param it the calling work-item.
+ */
+FPAR_EXTERN void fpar_barrier(fpar_item *it);
+
+/**
+ * \brief Group-local object, zero-filled (sycl group_local_memory).
+ *
+ * The k-th call made by each work-item of a group returns the same object;
+ * it is allocated from the worker's arena by the first caller and released
+ * when the group ends.  All work-items must ask for the same size and
+ * alignment, else the launch fails with FPAR_EGROUPLOCAL; a request the
+ * arena cannot hold fails it with FPAR_ELOCALMEM.
+ * \param it the calling work-item.
+ * \param size bytes.
+ * \param align alignment, a power of two (0 means 16).
+ * \return the object.
+ */
+FPAR_EXTERN void *fpar_group_local_memory(fpar_item *it, size_t size,
+                                          size_t align);
+
+/**
+ * \brief Like fpar_group_local_memory() but the contents are undefined.
+ * \param it the calling work-item.
+ * \param size bytes.
+ * \param align alignment, a power of two (0 means 16).
+ * \return the object.
+ */
+FPAR_EXTERN void *fpar_group_local_memory_for_overwrite(fpar_item *it,
+                                                        size_t size,
+                                                        size_t align);
+
+/**
+ * \brief A launch-time local buffer (OpenCL __local argument).
+ * \param it the calling work-item.
+ * \param k index into fpar_launch_desc::local_buffers.
+ * \return the group's buffer k (contents undefined at group start); a k
+ *         the launch does not have fails the launch with FPAR_ELOCALBUF.
+ */
+FPAR_EXTERN void *fpar_local_buffer(fpar_item *it, unsigned k);
+
+/** A launch-time local buffer: bytes + bytes_per_item * work-group size
+ *  bytes per group, so Aparapi's LocalFloatBuffer(12) is
+ *  {0, 12 * sizeof(float), 0}. */
+typedef struct fpar_local_buffer_desc {
+  size_t bytes;          /**< fixed part */
+  size_t bytes_per_item; /**< part that scales with the group size */
+  size_t align;          /**< power of two; 0 means 64 */
+} fpar_local_buffer_desc;
+
+/** Most launch-time local buffers one launch may have. */
+#define FPAR_MAX_LOCAL_BUFFERS 16
+
+/** A full launch description. */
+typedef struct fpar_launch_desc {
+  const char *name;   /**< kernel name for messages (copied); may be NULL */
+  fpar_kernel_fn kernel;
+  void *args;
+  fpar_range global;
+  fpar_range local;   /**< FPAR_LOCAL_AUTO lets the runtime choose */
+  const fpar_local_buffer_desc *local_buffers; /**< copied at submission */
+  unsigned num_local_buffers;
+} fpar_launch_desc;
+
+/**
+ * \brief Reset a launch description (local = FPAR_LOCAL_AUTO, no buffers).
+ * \param d the description.
+ */
+FPAR_EXTERN void fpar_launch_desc_init(fpar_launch_desc *d);
+
+/**
+ * \brief Submit an nd_range launch described by \p d; returns at once.
+ * \param q the queue.
+ * \param d the description.
+ * \param ev receives an event the caller must release, or NULL.
+ * \return 0; FPAR_EINVAL, FPAR_EDIM, FPAR_EEMPTY, FPAR_ENONDIV,
+ *         FPAR_EGROUPSIZE, FPAR_ELOCALMEM, FPAR_ENULLKERNEL or FPAR_ENOMEM
+ *         for a launch that cannot run (nothing is submitted).
+ */
+FPAR_EXTERN int fpar_launch(fpar_queue *q, const fpar_launch_desc *d,
+                            fpar_event **ev);
+
+/**
+ * \brief Submit kernel(it, args) for every work-item of \p global, in
+ *        work-groups of \p local; returns at once.
+ * \param q the queue.
+ * \param global the global range.
+ * \param local the work-group range, or FPAR_LOCAL_AUTO.
+ * \param kernel the kernel.
+ * \param args passed to every call.
+ * \param ev receives an event the caller must release, or NULL.
+ * \return as fpar_launch().
+ */
+FPAR_EXTERN int fpar_parallel_for(fpar_queue *q, fpar_range global,
+                                  fpar_range local, fpar_kernel_fn kernel,
+                                  void *args, fpar_event **ev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FIBERPAR_H */

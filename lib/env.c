@@ -1,0 +1,84 @@
+/* env.c - FIBERPAR_* environment variables (see env.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "lib/env.h"
+#include "lib/error.h"
+
+/* Parse "123", "64K", "2M", "1G" (powers of 1024, case-insensitive). */
+static int fpar__parse_size(const char *s, size_t *out) {
+  unsigned long long v;
+  char *end;
+  unsigned shift = 0;
+
+  errno = 0;
+  v = strtoull(s, &end, 10);
+  if (end == s || errno != 0 || *s == '-')
+    return -1;
+  switch (*end) {
+  case 'k': case 'K': shift = 10; end++; break;
+  case 'm': case 'M': shift = 20; end++; break;
+  case 'g': case 'G': shift = 30; end++; break;
+  default: break;
+  }
+  if (*end == 'i' || *end == 'I') /* accept KiB-style "Ki" and "KiB" */
+    end++;
+  if (*end == 'b' || *end == 'B')
+    end++;
+  if (*end != '\0' || (shift && v > (~0ull >> shift)))
+    return -1;
+  *out = (size_t)(v << shift);
+  return 0;
+}
+
+int fpar__env_size(const char *name, size_t min, size_t max, size_t *out) {
+  const char *s = getenv(name);
+  size_t v;
+
+  if (s == NULL || *s == '\0')
+    return 0;
+  if (fpar__parse_size(s, &v) != 0 || v < min || v > max)
+    return fpar__set_error(FPAR_EENV,
+                           "%s=\"%s\": expected a size from %zu to %zu bytes "
+                           "(suffixes K, M, G allowed)",
+                           name, s, min, max);
+  *out = v;
+  return 0;
+}
+
+int fpar__env_unsigned(const char *name, unsigned min, unsigned max,
+                       unsigned *out) {
+  const char *s = getenv(name);
+  unsigned long v;
+  char *end;
+
+  if (s == NULL || *s == '\0')
+    return 0;
+  errno = 0;
+  v = strtoul(s, &end, 10);
+  if (end == s || *end != '\0' || errno != 0 || *s == '-' || v < min ||
+      v > max)
+    return fpar__set_error(FPAR_EENV,
+                           "%s=\"%s\": expected an integer from %u to %u",
+                           name, s, min, max);
+  *out = (unsigned)v;
+  return 0;
+}
+
+int fpar__env_pin(const char *name, fpar_pin *out) {
+  const char *s = getenv(name);
+
+  if (s == NULL || *s == '\0')
+    return 0;
+  if (strcasecmp(s, "core") == 0)
+    *out = FPAR_PIN_CORE;
+  else if (strcasecmp(s, "pu") == 0)
+    *out = FPAR_PIN_PU;
+  else if (strcasecmp(s, "none") == 0)
+    *out = FPAR_PIN_NONE;
+  else
+    return fpar__set_error(FPAR_EENV,
+                           "%s=\"%s\": expected core, pu or none", name, s);
+  return 0;
+}

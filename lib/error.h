@@ -1,0 +1,10 @@
+/* error.h - recording the detail of a failed call for fpar_last_error(). */
+#ifndef FPAR_LIB_ERROR_H
+#define FPAR_LIB_ERROR_H
+
+/* Store a detailed message for the calling thread and return code, so that
+ * callers can write `return fpar__set_error(FPAR_EINVAL, "...", ...);`. */
+int fpar__set_error(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,100 @@
+/* range.c - range checks and the runtime's choice of work-group size. */
+#include "lib/error.h"
+#include "lib/range.h"
+
+/* The runtime's preferred work-group size: big enough to amortise a
+ * group's fixed cost, small enough that its fibers' stacks stay in L2. */
+#define FPAR__AUTO_GROUP 256
+
+size_t fpar__range_volume(const fpar_range *r) {
+  return r->size[0] * r->size[1] * r->size[2];
+}
+
+int fpar__range_check_global(fpar_range *g) {
+  unsigned d;
+  size_t volume = 1;
+
+  if (g->dims < 1 || g->dims > 3)
+    return fpar__set_error(FPAR_EDIM,
+                           "the global range has %u dimensions; 1, 2 or 3 "
+                           "are allowed",
+                           g->dims);
+  for (d = 0; d < 3; d++) {
+    if (d >= g->dims)
+      g->size[d] = 1;
+    if (g->size[d] == 0)
+      return fpar__set_error(FPAR_EEMPTY,
+                             "the global range is empty in dimension %u", d);
+    if (__builtin_mul_overflow(volume, g->size[d], &volume))
+      return fpar__set_error(FPAR_EINVAL,
+                             "the global range has more than SIZE_MAX "
+                             "work-items");
+  }
+  return 0;
+}
+
+/* Largest divisor of n that is at most cap (cap >= 1). */
+static size_t fpar__largest_divisor(size_t n, size_t cap) {
+  size_t d;
+
+  for (d = cap < n ? cap : n; d > 1; d--)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+/* Like Aparapi: a size that divides the global range, at most 256
+ * work-items, and small enough that every worker gets a few groups. */
+static void fpar__range_choose_local(const fpar_range *g, fpar_range *l,
+                                     size_t max_group, unsigned num_workers) {
+  size_t cap = FPAR__AUTO_GROUP, spread = fpar__range_volume(g) /
+                                          (4 * (size_t)num_workers);
+  unsigned d;
+
+  if (cap > max_group)
+    cap = max_group;
+  if (spread < cap)
+    cap = spread ? spread : 1;
+  l->dims = g->dims;
+  for (d = 0; d < 3; d++) {
+    l->size[d] = fpar__largest_divisor(g->size[d], cap);
+    cap /= l->size[d];
+  }
+}
+
+int fpar__range_resolve_local(const fpar_range *g, fpar_range *l,
+                              size_t max_group, unsigned num_workers) {
+  size_t volume = 1;
+  unsigned d;
+
+  if (l->size[0] == 0 && l->size[1] == 0 && l->size[2] == 0) {
+    fpar__range_choose_local(g, l, max_group, num_workers);
+    return 0;
+  }
+  if (l->dims != g->dims)
+    return fpar__set_error(FPAR_EDIM,
+                           "the local range has %u dimensions but the global "
+                           "range has %u",
+                           l->dims, g->dims);
+  for (d = 0; d < 3; d++) {
+    if (d >= l->dims)
+      l->size[d] = 1;
+    if (l->size[d] == 0)
+      return fpar__set_error(FPAR_EEMPTY,
+                             "the local range is empty in dimension %u (use "
+                             "FPAR_LOCAL_AUTO to let the runtime choose)",
+                             d);
+    if (g->size[d] % l->size[d] != 0)
+      return fpar__set_error(FPAR_ENONDIV,
+                             "global range %zu is not divisible by local "
+                             "range %zu in dimension %u",
+                             g->size[d], l->size[d], d);
+    volume *= l->size[d]; /* cannot overflow: each divides the global */
+  }
+  if (volume > max_group)
+    return fpar__set_error(FPAR_EGROUPSIZE,
+                           "work-groups of %zu work-items exceed the limit of "
+                           "%zu (fpar_runtime_opts.max_group_size)",
+                           volume, max_group);
+  return 0;
+}

@@ -1,0 +1,23 @@
+/* range.h - checking launch ranges and choosing work-group sizes. */
+#ifndef FPAR_LIB_RANGE_H
+#define FPAR_LIB_RANGE_H
+
+#include "fiberpar.h"
+
+/* Check a global range (1-3 dimensions, no zero extent, product fits in
+ * size_t) and set its unused dimensions to 1.  Returns 0, FPAR_EDIM or
+ * FPAR_EEMPTY with fpar_last_error set. */
+int fpar__range_check_global(fpar_range *global);
+
+/* Resolve the work-group range of a checked global range: FPAR_LOCAL_AUTO
+ * gets a size chosen by the runtime, anything else is checked (same
+ * dimensions, no zero extent, divides the global range, at most max_group
+ * work-items).  Returns 0, FPAR_EDIM, FPAR_EEMPTY, FPAR_ENONDIV or
+ * FPAR_EGROUPSIZE. */
+int fpar__range_resolve_local(const fpar_range *global, fpar_range *local,
+                              size_t max_group, unsigned num_workers);
+
+/* Product of the extents. */
+size_t fpar__range_volume(const fpar_range *r);
+
+#endif

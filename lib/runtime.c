@@ -1,0 +1,124 @@
+/* runtime.c - runtime options, environment overrides, create/destroy. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/env.h"
+#include "lib/error.h"
+#include "lib/internal.h"
+
+#define FPAR__KIB ((size_t)1024)
+#define FPAR__MIB (1024 * FPAR__KIB)
+#define FPAR__GIB (1024 * FPAR__MIB)
+
+/* Bounds of the knobs, shared by options and environment. */
+#define FPAR__MAX_THREADS 4096u
+#define FPAR__STACK_MIN (16 * FPAR__KIB)
+#define FPAR__STACK_MAX FPAR__GIB
+#define FPAR__LOCAL_MIN (4 * FPAR__KIB)
+#define FPAR__LOCAL_MAX (64 * FPAR__GIB)
+#define FPAR__GROUP_MAX ((size_t)1 << 20)
+#define FPAR__SPIN_MAX 1000000u
+
+void fpar_runtime_opts_init(fpar_runtime_opts *opts) {
+  memset(opts, 0, sizeof *opts);
+}
+
+/* Options with defaults filled in and environment variables applied. */
+static int fpar__runtime_config(const fpar_runtime_opts *opts,
+                                fpar__sched_config *cfg) {
+  int err;
+
+  cfg->num_threads = opts->num_threads;
+  cfg->pin = opts->pin;
+  cfg->stack_size = opts->stack_size ? opts->stack_size : 64 * FPAR__KIB;
+  cfg->local_mem_size =
+      opts->local_mem_size ? opts->local_mem_size : FPAR__MIB;
+  cfg->max_group_size = opts->max_group_size ? opts->max_group_size : 4096;
+  cfg->spin_us = opts->spin_us ? opts->spin_us : 50;
+
+  if (cfg->num_threads > FPAR__MAX_THREADS ||
+      (unsigned)cfg->pin > FPAR_PIN_NONE ||
+      cfg->stack_size < FPAR__STACK_MIN || cfg->stack_size > FPAR__STACK_MAX ||
+      cfg->local_mem_size < FPAR__LOCAL_MIN ||
+      cfg->local_mem_size > FPAR__LOCAL_MAX ||
+      cfg->max_group_size > FPAR__GROUP_MAX ||
+      cfg->spin_us > FPAR__SPIN_MAX)
+    return fpar__set_error(
+        FPAR_EINVAL,
+        "runtime options out of range: num_threads <= %u, pin 0-3, "
+        "stack_size %zu-%zu, local_mem_size %zu-%zu, max_group_size <= %zu, "
+        "spin_us <= %u",
+        FPAR__MAX_THREADS, FPAR__STACK_MIN, FPAR__STACK_MAX, FPAR__LOCAL_MIN,
+        FPAR__LOCAL_MAX, FPAR__GROUP_MAX, FPAR__SPIN_MAX);
+
+  if ((err = fpar__env_unsigned("FIBERPAR_NUM_THREADS", 1, FPAR__MAX_THREADS,
+                                &cfg->num_threads)) ||
+      (err = fpar__env_pin("FIBERPAR_PIN", &cfg->pin)) ||
+      (err = fpar__env_size("FIBERPAR_STACK_SIZE", FPAR__STACK_MIN,
+                            FPAR__STACK_MAX, &cfg->stack_size)) ||
+      (err = fpar__env_size("FIBERPAR_LOCAL_MEM_SIZE", FPAR__LOCAL_MIN,
+                            FPAR__LOCAL_MAX, &cfg->local_mem_size)) ||
+      (err = fpar__env_unsigned("FIBERPAR_SPIN_US", 0, FPAR__SPIN_MAX,
+                                &cfg->spin_us)))
+    return err;
+  if (cfg->pin == FPAR_PIN_DEFAULT)
+    cfg->pin = FPAR_PIN_CORE;
+  return 0;
+}
+
+int fpar_runtime_create(fpar_runtime **out, const fpar_runtime_opts *opts) {
+  fpar_runtime_opts defaults;
+  fpar_runtime *rt;
+  int err;
+
+  if (out == NULL)
+    return fpar__set_error(FPAR_EINVAL, "fpar_runtime_create: rt is NULL");
+  if (opts == NULL) {
+    fpar_runtime_opts_init(&defaults);
+    opts = &defaults;
+  }
+  rt = calloc(1, sizeof *rt);
+  if (rt == NULL)
+    return fpar__set_error(FPAR_ENOMEM, "no memory for the runtime");
+  if ((err = fpar__runtime_config(opts, &rt->cfg)) != 0 ||
+      (err = fpar__sched_create(&rt->sched, &rt->cfg)) != 0) {
+    free(rt);
+    return err;
+  }
+  rt->cfg.num_threads = fpar__sched_num_workers(rt->sched);
+  atomic_init(&rt->queues, 0);
+  *out = rt;
+  return 0;
+}
+
+int fpar_runtime_destroy(fpar_runtime *rt) {
+  unsigned queues;
+
+  if (rt == NULL)
+    return 0;
+  queues = atomic_load(&rt->queues);
+  if (queues != 0)
+    return fpar__set_error(FPAR_EBUSY,
+                           "fpar_runtime_destroy: %u queue(s) still exist; "
+                           "destroy them first",
+                           queues);
+  fpar__sched_destroy(rt->sched);
+  free(rt);
+  return 0;
+}
+
+unsigned fpar_runtime_num_threads(const fpar_runtime *rt) {
+  return rt->cfg.num_threads;
+}
+
+size_t fpar_runtime_local_mem_size(const fpar_runtime *rt) {
+  return rt->cfg.local_mem_size;
+}
+
+size_t fpar_runtime_stack_size(const fpar_runtime *rt) {
+  return rt->cfg.stack_size;
+}
+
+size_t fpar_runtime_max_group_size(const fpar_runtime *rt) {
+  return rt->cfg.max_group_size;
+}

@@ -1,0 +1,41 @@
+/* context_asm.c - C side of the hand-written switch: building the first
+ * frame of a fresh context (see context_x86_64_sysv.S for its layout). */
+#include <stdint.h>
+
+#include "fiberpar.h"
+#include "sched/context.h"
+
+void fpar__ctx_trampoline(void);
+
+const char fpar__ctx_impl_name[] = "x86_64-sysv";
+
+void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,
+                     void *arg) {
+  uintptr_t top = (uintptr_t)stack_hi & ~(uintptr_t)15;
+  uint64_t *s = (uint64_t *)top;
+  uint32_t mxcsr;
+  uint16_t fpucw;
+
+  (void)stack_lo;
+  __asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
+  __asm__ volatile("fnstcw %0" : "=m"(fpucw));
+  /* After the switch's `ret` pops the trampoline address, rsp == top; the
+   * trampoline's `call` then gives the entry function the rsp == 8 mod 16
+   * that the ABI wants. */
+  s[-1] = (uint64_t)(uintptr_t)fpar__ctx_trampoline;
+  s[-2] = 0;                          /* rbp: ends the frame chain */
+  s[-3] = 0;                          /* rbx */
+  s[-4] = (uint64_t)(uintptr_t)entry; /* r12 */
+  s[-5] = (uint64_t)(uintptr_t)arg;   /* r13 */
+  s[-6] = 0;                          /* r14 */
+  s[-7] = 0;                          /* r15 */
+  s[-8] = (uint64_t)mxcsr | ((uint64_t)fpucw << 32);
+  return &s[-8];
+}
+
+int fpar__ctx_self_init(void **ctx) {
+  *ctx = NULL;
+  return 0;
+}
+
+void fpar__ctx_self_destroy(void **ctx) { *ctx = NULL; }

@@ -1,0 +1,66 @@
+/* context_ucontext.c - portable context switch on getcontext/makecontext/
+ * swapcontext, for machines without a hand-written switch (and selectable
+ * with ./configure --with-context=ucontext).  swapcontext makes a
+ * sigprocmask system call per switch: correct everywhere, slow everywhere.
+ *
+ * A made context keeps its ucontext_t at the top of its own stack; the
+ * handle is a pointer to that record.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <ucontext.h>
+
+#include "fiberpar.h"
+#include "sched/context.h"
+
+const char fpar__ctx_impl_name[] = "ucontext";
+
+typedef struct fpar__uctx {
+  ucontext_t uc;
+  fpar__ctx_entry entry;
+  void *arg;
+} fpar__uctx;
+
+/* makecontext passes int arguments only: the record's address travels as
+ * two 32-bit halves. */
+static void fpar__uctx_start(unsigned hi, unsigned lo) {
+  fpar__uctx *c = (fpar__uctx *)(((uintptr_t)hi << 32) | (uintptr_t)lo);
+
+  c->entry(c->arg);
+  abort(); /* An entry function must switch away instead of returning. */
+}
+
+void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,
+                     void *arg) {
+  uintptr_t rec = ((uintptr_t)stack_hi - sizeof(fpar__uctx)) & ~(uintptr_t)63;
+  fpar__uctx *c = (fpar__uctx *)rec;
+  uintptr_t p = (uintptr_t)c;
+
+  getcontext(&c->uc);
+  c->uc.uc_stack.ss_sp = stack_lo;
+  c->uc.uc_stack.ss_size = rec - (uintptr_t)stack_lo;
+  c->uc.uc_link = NULL;
+  c->entry = entry;
+  c->arg = arg;
+  makecontext(&c->uc, (void (*)(void))fpar__uctx_start, 2,
+              (unsigned)(p >> 32), (unsigned)(p & 0xffffffffu));
+  return c;
+}
+
+int fpar__ctx_self_init(void **ctx) {
+  fpar__uctx *c = calloc(1, sizeof *c);
+
+  if (c == NULL)
+    return FPAR_ENOMEM;
+  *ctx = c;
+  return 0;
+}
+
+void fpar__ctx_self_destroy(void **ctx) {
+  free(*ctx);
+  *ctx = NULL;
+}
+
+void fpar__ctx_switch(void **save, void *load) {
+  swapcontext(&((fpar__uctx *)*save)->uc, &((fpar__uctx *)load)->uc);
+}

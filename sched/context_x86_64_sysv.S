@@ -1,0 +1,83 @@
+/* context_x86_64_sysv.S - user-level context switch for the x86-64 System V
+ * ABI.
+ *
+ *   void fpar__ctx_switch(void **save, void *load);
+ *
+ * A switch is entered through an ordinary call, so only what the ABI makes
+ * callee-saved has to travel: rbx, rbp, r12-r15, rsp, the MXCSR control
+ * bits and the x87 control word.  The switch pushes them on the current
+ * stack, stores rsp in *save, loads rsp from load and pops the other
+ * context's values.  The FPU control words are only reloaded when they
+ * differ from the current ones (ldmxcsr and fldcw are slow; the compare is
+ * not); the MXCSR status flags (bits 0-5) stay with the thread.
+ *
+ * Saved frame, from the handle upwards:
+ *   0: MXCSR (low 32 bits), x87 CW (high 32 bits)
+ *   8: r15   16: r14   24: r13   32: r12   40: rbx   48: rbp   56: return
+ */
+        .text
+
+        .globl  fpar__ctx_switch
+        .hidden fpar__ctx_switch
+        .type   fpar__ctx_switch, @function
+        .p2align 4
+fpar__ctx_switch:
+        .cfi_startproc
+        pushq   %rbp
+        .cfi_adjust_cfa_offset 8
+        pushq   %rbx
+        .cfi_adjust_cfa_offset 8
+        pushq   %r12
+        .cfi_adjust_cfa_offset 8
+        pushq   %r13
+        .cfi_adjust_cfa_offset 8
+        pushq   %r14
+        .cfi_adjust_cfa_offset 8
+        pushq   %r15
+        .cfi_adjust_cfa_offset 8
+        subq    $8, %rsp
+        .cfi_adjust_cfa_offset 8
+        stmxcsr (%rsp)
+        fnstcw  4(%rsp)
+        movq    (%rsp), %rax
+        movq    %rsp, (%rdi)
+        movq    %rsi, %rsp
+        xorq    (%rsp), %rax
+        movabsq $0x0000ffff0000ffc0, %rdx
+        testq   %rdx, %rax
+        jnz     .Lreload_fpu
+.Lresume:
+        addq    $8, %rsp
+        popq    %r15
+        popq    %r14
+        popq    %r13
+        popq    %r12
+        popq    %rbx
+        popq    %rbp
+        ret
+.Lreload_fpu:
+        ldmxcsr (%rsp)
+        fldcw   4(%rsp)
+        jmp     .Lresume
+        .cfi_endproc
+        .size   fpar__ctx_switch, .-fpar__ctx_switch
+
+/* First code a fresh context runs: the initial frame made by
+ * fpar__ctx_make() "returns" here with entry in r12 and its argument in
+ * r13.  rbp is 0 and the return address is marked undefined, so frame
+ * pointer walkers (perf) and DWARF unwinders (gdb) both stop here: a
+ * fiber's backtrace ends cleanly at its kernel. */
+        .globl  fpar__ctx_trampoline
+        .hidden fpar__ctx_trampoline
+        .type   fpar__ctx_trampoline, @function
+        .p2align 4
+fpar__ctx_trampoline:
+        .cfi_startproc
+        .cfi_undefined rip
+        movq    %r13, %rdi
+        callq   *%r12
+        ud2
+        .cfi_endproc
+        .size   fpar__ctx_trampoline, .-fpar__ctx_trampoline
+
+        .section .note.GNU-stack,"",@progbits

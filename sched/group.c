@@ -1,0 +1,209 @@
+/* group.c - running the work-groups of an nd_range launch on a worker.
+ *
+ * A worker's runner fiber takes groups one after another.  A group starts
+ * as a plain loop over its work-items on the runner's stack ("lazy
+ * fibers"): a kernel that never reaches a barrier costs a function call per
+ * work-item.  When work-item 0 reaches its first barrier the group is
+ * promoted: work-item 0 stays on the runner fiber and every other work-item
+ * gets a pooled fiber of its own, started in local-id order.
+ *
+ * From then on the work-items meet at rendezvous: each barrier, and the
+ * return from the kernel.  A rendezvous is round-robin: a work-item arrives,
+ * switches straight to the next one, and the last arrival switches to
+ * work-item 0, which opens the next phase.  The first arrival of a phase
+ * records what it did (the barrier's call site, or FPAR__SITE_EXIT); every
+ * later arrival must have done the same, else the group fails with a
+ * message instead of hanging.
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "sched/context.h"
+#include "sched/group.h"
+
+/* Work-item 0's id and the ids of the group's first work-item. */
+static void fpar__item_begin(fpar_item *it, fpar__worker *w) {
+  const fpar__launch *l = w->launch;
+  const fpar__group_run *g = &w->run;
+  unsigned d;
+
+  for (d = 0; d < 3; d++) {
+    it->group_id[d] = g->group_id[d];
+    it->local_id[d] = 0;
+    it->global_id[d] = g->group_id[d] * l->geo.local_range[d];
+  }
+  it->local_linear_id = 0;
+  it->geometry = &l->geo;
+  it->run = &w->run;
+  it->local_calls = 0;
+}
+
+/* Advance a local id in dimension-0-fastest order. */
+static inline void fpar__next_local_id(size_t id[3], const size_t range[3]) {
+  if (++id[0] < range[0])
+    return;
+  id[0] = 0;
+  if (++id[1] < range[1])
+    return;
+  id[1] = 0;
+  ++id[2];
+}
+
+static void fpar__item_set_local(fpar_item *it, const size_t local[3],
+                                 const size_t range[3]) {
+  unsigned d;
+
+  for (d = 0; d < 3; d++) {
+    it->global_id[d] += local[d] - it->local_id[d];
+    it->local_id[d] = local[d];
+  }
+  it->local_linear_id = local[0] + range[0] * (local[1] + range[1] * local[2]);
+}
+
+/* A work-item's kernel has returned: arrive at the rendezvous as "exit".
+ * Work-items other than 0 never come back; work-item 0 resumes once every
+ * work-item has returned. */
+static void fpar__item_exit(fpar__worker *w, size_t i) {
+  fpar__group_run *g = &w->run;
+  size_t next = i + 1;
+
+  if (g->arrived == 0) {
+    g->site = FPAR__SITE_EXIT;
+  } else if (g->site != FPAR__SITE_EXIT) {
+    char items[64], site[160];
+    fpar__describe_items(items, sizeof items, 0, i - 1);
+    fpar__describe_site(site, sizeof site, g->site);
+    fpar__group_abort(w, FPAR_EDIVERGENCE, i,
+                      "work-item %zu returned from the kernel while %s wait "
+                      "at the barrier called from %s",
+                      i, items, site);
+  }
+  if (++g->arrived == g->size) {
+    g->arrived = 0;
+    next = 0;
+  }
+  fpar__ctx_switch(i == 0 ? &g->ctx[0] : &w->dead_ctx, g->ctx[next]);
+}
+
+/* Entry of the fiber of work-items 1..size-1.  Fibers first run in
+ * local-id order, so each takes the next id from the group. */
+static void fpar__fiber_main(void *arg) {
+  fpar__worker *w = arg;
+  fpar__group_run *g = &w->run;
+  const fpar__launch *l = w->launch;
+  fpar_item it;
+
+  fpar__item_begin(&it, w);
+  fpar__item_set_local(&it, g->start_id, l->geo.local_range);
+  fpar__next_local_id(g->start_id, l->geo.local_range);
+  l->kernel(&it, l->args);
+  fpar__item_exit(w, it.local_linear_id);
+}
+
+void fpar__group_promote(fpar__worker *w) {
+  fpar__group_run *g = &w->run;
+  const fpar__launch *l = w->launch;
+  size_t i;
+
+  if (fpar__stack_pool_reserve(&w->stacks, g->size) != 0)
+    fpar__group_abort(w, FPAR_ENOMEM, 0,
+                      "no memory for the fiber stacks of %zu work-items",
+                      g->size);
+  g->ctx[0] = w->runner_ctx;
+  for (i = 1; i < g->size; i++)
+    g->ctx[i] = fpar__ctx_make(fpar__stack_lo(&w->stacks, i),
+                               fpar__stack_hi(&w->stacks, i),
+                               fpar__fiber_main, w);
+  g->start_id[0] = g->start_id[1] = g->start_id[2] = 0;
+  fpar__next_local_id(g->start_id, l->geo.local_range);
+  g->fibers = 1;
+}
+
+/* Run one group: a loop over its work-items until one promotes it. */
+static void fpar__run_group(fpar__worker *w, size_t linear) {
+  const fpar__launch *l = w->launch;
+  const size_t *gr = l->geo.group_range, *lr = l->geo.local_range;
+  fpar__group_run *g = &w->run;
+  fpar_kernel_fn kernel = l->kernel;
+  void *args = l->args;
+  size_t x, y, z;
+  fpar_item it;
+
+  g->group_id[0] = linear % gr[0];
+  g->group_id[1] = linear / gr[0] % gr[1];
+  g->group_id[2] = linear / gr[0] / gr[1];
+  g->size = l->group_size;
+  g->arrived = 0;
+  g->fibers = 0;
+  g->num_objects = 0;
+  fpar__item_begin(&it, w);
+  for (z = 0; z < lr[2]; z++) {
+    for (y = 0; y < lr[1]; y++) {
+      size_t gx0 = g->group_id[0] * lr[0];
+      it.local_id[1] = y;
+      it.local_id[2] = z;
+      it.global_id[1] = g->group_id[1] * lr[1] + y;
+      it.global_id[2] = g->group_id[2] * lr[2] + z;
+      for (x = 0; x < lr[0]; x++) {
+        it.local_id[0] = x;
+        it.global_id[0] = gx0 + x;
+        it.local_calls = 0;
+        kernel(&it, args);
+        if (g->fibers) {
+          fpar__item_exit(w, 0);
+          goto done;
+        }
+        it.local_linear_id++;
+      }
+    }
+  }
+done:
+  fpar__arena_release(&w->arena, g->arena_mark);
+}
+
+void fpar__runner_main(void *arg) {
+  fpar__worker *w = arg;
+  size_t group;
+
+  while (fpar__worker_claim(w, &group)) {
+    if (!atomic_load_explicit(&w->launch->failed, memory_order_relaxed))
+      fpar__run_group(w, group);
+    w->groups_done++;
+  }
+  fpar__ctx_switch(&w->dead_ctx, w->sched_ctx);
+}
+
+void fpar__group_abort(fpar__worker *w, int code, size_t item,
+                       const char *detail, ...) {
+  va_list ap;
+
+  w->fault.code = code;
+  w->fault.item = item;
+  w->fault.from_signal = 0;
+  va_start(ap, detail);
+  vsnprintf(w->fault.detail, sizeof w->fault.detail, detail, ap);
+  va_end(ap);
+  fpar__ctx_switch(&w->dead_ctx, w->sched_ctx);
+  __builtin_unreachable();
+}
+
+void fpar__describe_items(char *buf, size_t len, size_t first, size_t last) {
+  if (first == last)
+    snprintf(buf, len, "work-item %zu", first);
+  else
+    snprintf(buf, len, "work-items %zu-%zu", first, last);
+}
+
+void fpar__describe_site(char *buf, size_t len, const void *site) {
+  Dl_info info;
+
+  if (dladdr(site, &info) && info.dli_sname != NULL)
+    snprintf(buf, len, "%s+0x%zx", info.dli_sname,
+             (size_t)((const char *)site - (const char *)info.dli_saddr));
+  else if (dladdr(site, &info) && info.dli_fname != NULL)
+    snprintf(buf, len, "%p (%s+0x%zx)", site, info.dli_fname,
+             (size_t)((const char *)site - (const char *)info.dli_fbase));
+  else
+    snprintf(buf, len, "%p", site);
+}

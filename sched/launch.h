@@ -1,0 +1,71 @@
+/* launch.h - what the scheduler executes: one submitted launch.
+ *
+ * An event is the launch it completes, so struct fpar_event is defined
+ * here.  A launch is reference counted: one reference for the scheduler
+ * from submission to completion, one for the user's event handle, and one
+ * for each worker while it takes work-groups from it.
+ */
+#ifndef FPAR_SCHED_LAUNCH_H
+#define FPAR_SCHED_LAUNCH_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "fiberpar.h"
+
+#define FPAR__NAME_MAX 64
+
+/* Work-groups are handed to workers in contiguous chunks; a worker takes
+ * groups from the front of its own chunk, then steals from the others'. */
+typedef struct fpar__chunk {
+  alignas(64) atomic_size_t next;
+  size_t end;
+} fpar__chunk;
+
+typedef struct fpar_event fpar__launch;
+
+struct fpar_event {
+  /* Set at submission, read-only while the launch runs. */
+  fpar_kernel_fn kernel;
+  void *args;
+  fpar_nd_geometry geo;
+  size_t group_size; /* work-items per group */
+  size_t num_groups;
+  unsigned num_local_buffers;
+  size_t local_buffer_bytes[FPAR_MAX_LOCAL_BUFFERS];
+  size_t local_buffer_align[FPAR_MAX_LOCAL_BUFFERS];
+  char name[FPAR__NAME_MAX];
+  uint64_t seq; /* submission order, set by the scheduler */
+  /* Called by the completing worker after the status is final and before
+   * waiters wake. */
+  void (*on_complete)(fpar__launch *l);
+  void *owner; /* the queue, for on_complete */
+  _Atomic(void *) uv_async; /* uv_async_t to signal on completion */
+  fpar__launch *next; /* scheduler FIFO */
+
+  /* Execution state. */
+  atomic_int status;    /* FPAR_QUEUED, FPAR_RUNNING, then final */
+  atomic_int failed;    /* a group faulted; later groups are skipped */
+  int fault_code;       /* set by the failed-flag winner */
+  char *error;          /* its message */
+  atomic_int refs;
+  atomic_size_t groups_done;
+  uint64_t submit_ns, start_ns, end_ns;
+  unsigned num_chunks;
+  fpar__chunk chunks[];
+};
+
+/* Allocate a launch with one chunk per worker and one reference. */
+fpar__launch *fpar__launch_alloc(unsigned num_workers);
+void fpar__launch_ref(fpar__launch *l);
+void fpar__launch_unref(fpar__launch *l);
+
+/* Record the first fault of a launch (later ones are dropped).  message is
+ * copied. */
+void fpar__launch_fail(fpar__launch *l, int code, const char *message);
+
+/* Nanoseconds on CLOCK_MONOTONIC. */
+uint64_t fpar__now_ns(void);
+
+#endif

@@ -1,0 +1,40 @@
+/* sched.h - the scheduler as the API layer sees it: a set of pinned
+ * workers that execute submitted launches in submission order. */
+#ifndef FPAR_SCHED_SCHED_H
+#define FPAR_SCHED_SCHED_H
+
+#include <stddef.h>
+
+#include "fiberpar.h"
+#include "sched/launch.h"
+
+typedef struct fpar__sched fpar__sched;
+
+typedef struct fpar__sched_config {
+  unsigned num_threads; /* 0: one per core (or PU) */
+  fpar_pin pin;         /* resolved: never FPAR_PIN_DEFAULT */
+  size_t stack_size;
+  size_t local_mem_size;
+  size_t max_group_size;
+  unsigned spin_us;
+} fpar__sched_config;
+
+/* Start the workers and wait until each has its memory.  Returns 0,
+ * FPAR_ETOPOLOGY, FPAR_ETHREAD or FPAR_ENOMEM (with fpar_last_error set). */
+int fpar__sched_create(fpar__sched **s, const fpar__sched_config *cfg);
+
+/* Join the workers; every submitted launch must have completed. */
+void fpar__sched_destroy(fpar__sched *s);
+
+unsigned fpar__sched_num_workers(const fpar__sched *s);
+
+/* Queue a launch behind the earlier ones; the scheduler takes its own
+ * reference. */
+void fpar__sched_submit(fpar__sched *s, fpar__launch *l);
+
+/* Block until done(arg) is true; done must become true in a launch's
+ * on_complete or status change.  Spins for spin_us first. */
+void fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
+                      const void *arg);
+
+#endif

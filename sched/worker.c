@@ -1,0 +1,460 @@
+/* worker.c - the scheduler: pinned worker threads, the launch FIFO, work
+ * distribution, idle spinning and sleeping, completion.
+ *
+ * Launches run one at a time, in submission order.  The head of the FIFO is
+ * the active launch; its groups are split into one contiguous chunk per
+ * worker (the same split for every launch of the same shape, so a worker
+ * keeps touching the same data), and a worker whose chunk is empty steals
+ * groups from the others' chunks.  Each worker counts the groups it
+ * finished and adds them to the launch once, when it leaves; the worker
+ * whose addition completes the count completes the launch and activates the
+ * next one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "sched/context.h"
+#include "sched/fault.h"
+#include "sched/group.h"
+#include "sched/sched.h"
+#include "sched/sync.h"
+#include "sched/topo.h"
+
+__thread fpar__worker *fpar__self __attribute__((tls_model("initial-exec")));
+
+struct fpar__sched {
+  fpar__sched_config cfg;
+  struct fpar__topo *topo;
+  unsigned num_workers;
+  fpar__worker **workers;
+  uv_thread_t *threads;
+
+  uv_mutex_t lock;
+  uv_cond_t work_cond;  /* idle workers sleep here */
+  uv_cond_t done_cond;  /* waiting host threads sleep here */
+  fpar__launch *head;   /* the active launch */
+  fpar__launch *tail;
+  uint64_t next_seq;
+  atomic_uint_fast64_t active_seq; /* seq of the head, or of the last one */
+  unsigned sleepers, waiters;      /* guarded by lock */
+  atomic_int shutdown;
+
+  uv_sem_t started; /* each worker posts once its memory is ready */
+  atomic_int start_error;
+  char start_message[256];
+};
+
+typedef struct fpar__worker_start {
+  fpar__sched *sched;
+  unsigned index;
+} fpar__worker_start;
+
+static void fpar__cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ volatile("yield");
+#endif
+}
+
+/* ---- Work distribution ------------------------------------------------ */
+
+static int fpar__chunk_take(fpar__chunk *c, size_t *group) {
+  size_t g;
+
+  if (atomic_load_explicit(&c->next, memory_order_relaxed) >= c->end)
+    return 0;
+  g = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed);
+  if (g >= c->end)
+    return 0;
+  *group = g;
+  return 1;
+}
+
+int fpar__worker_claim(fpar__worker *w, size_t *group) {
+  fpar__launch *l = w->launch;
+  unsigned n = l->num_chunks, k;
+
+  if (fpar__chunk_take(&l->chunks[w->index], group))
+    return 1;
+  for (k = 1; k < n; k++)
+    if (fpar__chunk_take(&l->chunks[(w->index + k) % n], group))
+      return 1;
+  return 0;
+}
+
+size_t fpar__worker_max_group(const fpar__worker *w) {
+  return w->sched->cfg.max_group_size;
+}
+
+/* ---- Launch FIFO ------------------------------------------------------ */
+
+/* Make l the active launch.  Called with the lock held. */
+static void fpar__sched_activate(fpar__sched *s, fpar__launch *l) {
+  unsigned n = l->num_chunks, k;
+
+  for (k = 0; k < n; k++) {
+    atomic_store_explicit(&l->chunks[k].next, l->num_groups * k / n,
+                          memory_order_relaxed);
+    l->chunks[k].end = l->num_groups * (k + 1) / n;
+  }
+  l->start_ns = fpar__now_ns();
+  atomic_store_explicit(&l->status, FPAR_RUNNING, memory_order_relaxed);
+  atomic_store_explicit(&s->active_seq, l->seq, memory_order_release);
+  if (s->sleepers)
+    uv_cond_broadcast(&s->work_cond);
+}
+
+void fpar__sched_submit(fpar__sched *s, fpar__launch *l) {
+  fpar__launch_ref(l);
+  l->submit_ns = fpar__now_ns();
+  uv_mutex_lock(&s->lock);
+  l->seq = ++s->next_seq;
+  l->next = NULL;
+  if (s->tail != NULL) {
+    s->tail->next = l;
+    s->tail = l;
+  } else {
+    s->head = s->tail = l;
+    fpar__sched_activate(s, l);
+  }
+  uv_mutex_unlock(&s->lock);
+}
+
+/* The last group of l has finished: publish the result, wake the waiters,
+ * start the next launch. */
+static void fpar__sched_complete(fpar__sched *s, fpar__launch *l) {
+  int failed = atomic_load_explicit(&l->failed, memory_order_acquire);
+
+  l->end_ns = fpar__now_ns();
+  atomic_store_explicit(&l->status, failed ? l->fault_code : FPAR_COMPLETE,
+                        memory_order_release);
+  if (l->on_complete != NULL)
+    l->on_complete(l);
+  uv_mutex_lock(&s->lock);
+  s->head = l->next;
+  if (s->head == NULL)
+    s->tail = NULL;
+  else
+    fpar__sched_activate(s, s->head);
+  if (s->waiters)
+    uv_cond_broadcast(&s->done_cond);
+  uv_mutex_unlock(&s->lock);
+  fpar__launch_unref(l);
+}
+
+void fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
+                      const void *arg) {
+  uint64_t deadline = 0;
+  unsigned spins = 0;
+
+  while (!done(arg)) {
+    if ((++spins & 255) == 0) {
+      uint64_t now = fpar__now_ns();
+      if (deadline == 0)
+        deadline = now + (uint64_t)s->cfg.spin_us * 1000u;
+      else if (now >= deadline)
+        break;
+    }
+    fpar__cpu_relax();
+  }
+  if (done(arg))
+    return;
+  uv_mutex_lock(&s->lock);
+  s->waiters++;
+  while (!done(arg))
+    uv_cond_wait(&s->done_cond, &s->lock);
+  s->waiters--;
+  uv_mutex_unlock(&s->lock);
+}
+
+/* ---- Worker loop ------------------------------------------------------ */
+
+/* Wait for a launch the worker has not entered yet and take a reference on
+ * it; NULL at shutdown.  Spins for spin_us, then sleeps. */
+static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
+  fpar__sched *s = w->sched;
+  uint64_t deadline = 0;
+  unsigned spins = 0;
+
+  for (;;) {
+    if (atomic_load_explicit(&s->active_seq, memory_order_acquire) !=
+        w->last_seq) {
+      fpar__launch *l;
+      uv_mutex_lock(&s->lock);
+      l = s->head;
+      if (l != NULL && l->seq != w->last_seq) {
+        fpar__launch_ref(l);
+        w->last_seq = l->seq;
+        uv_mutex_unlock(&s->lock);
+        return l;
+      }
+      /* The launch finished before this worker looked. */
+      w->last_seq = atomic_load_explicit(&s->active_seq, memory_order_relaxed);
+      uv_mutex_unlock(&s->lock);
+    }
+    if (s->shutdown)
+      return NULL;
+    if ((++spins & 255) == 0) {
+      uint64_t now = fpar__now_ns();
+      if (deadline == 0) {
+        deadline = now + (uint64_t)s->cfg.spin_us * 1000u;
+      } else if (now >= deadline) {
+        uv_mutex_lock(&s->lock);
+        s->sleepers++;
+        while (!s->shutdown && atomic_load_explicit(&s->active_seq,
+                                                    memory_order_relaxed) ==
+                                   w->last_seq)
+          uv_cond_wait(&s->work_cond, &s->lock);
+        s->sleepers--;
+        uv_mutex_unlock(&s->lock);
+        deadline = 0;
+      }
+    }
+    fpar__cpu_relax();
+  }
+}
+
+/* Compose the launch error for the fault that ended the group. */
+static void fpar__worker_report_fault(fpar__worker *w) {
+  const fpar__group_run *g = &w->run;
+  fpar__launch *l = w->launch;
+  char msg[768];
+
+  if (w->fault.from_signal) {
+    fpar__fault_after_signal();
+    snprintf(w->fault.detail, sizeof w->fault.detail,
+             "work-item %zu overflowed its %zu-byte fiber stack (fault at "
+             "%p); raise FIBERPAR_STACK_SIZE or fpar_runtime_opts."
+             "stack_size",
+             w->fault.item, w->stacks.stack_size, w->fault.addr);
+  }
+  snprintf(msg, sizeof msg, "kernel '%s', work-group (%zu,%zu,%zu): %s",
+           l->name, g->group_id[0], g->group_id[1], g->group_id[2],
+           w->fault.detail);
+  fpar__launch_fail(l, w->fault.code, msg);
+}
+
+/* Allocate the launch-time local buffers at the bottom of the arena; the
+ * group's own objects go above the mark. */
+static void fpar__worker_enter(fpar__worker *w, fpar__launch *l) {
+  unsigned k;
+
+  w->launch = l;
+  fpar__arena_release(&w->arena, 0);
+  for (k = 0; k < l->num_local_buffers; k++)
+    w->run.local_buffers[k] = fpar__arena_alloc(
+        &w->arena, l->local_buffer_bytes[k], l->local_buffer_align[k]);
+  w->run.arena_mark = fpar__arena_mark(&w->arena);
+}
+
+static void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
+  fpar__worker_enter(w, l);
+  for (;;) {
+    w->fault.code = 0;
+    w->runner_ctx = fpar__ctx_make(fpar__stack_lo(&w->stacks, 0),
+                                   fpar__stack_hi(&w->stacks, 0),
+                                   fpar__runner_main, w);
+    fpar__ctx_switch(&w->sched_ctx, w->runner_ctx);
+    if (w->fault.code == 0)
+      break;
+    /* The runner and the group's fibers are abandoned where they stand;
+     * their stacks go back to serving the next group. */
+    fpar__worker_report_fault(w);
+    fpar__arena_release(&w->arena, w->run.arena_mark);
+    w->run.fibers = 0;
+    w->run.arrived = 0;
+    w->groups_done++;
+  }
+  w->launch = NULL;
+}
+
+static void fpar__worker_leave(fpar__worker *w, fpar__launch *l) {
+  size_t n = w->groups_done;
+
+  w->groups_done = 0;
+  if (n != 0 && atomic_fetch_add_explicit(&l->groups_done, n,
+                                          memory_order_acq_rel) +
+                        n ==
+                    l->num_groups)
+    fpar__sched_complete(w->sched, l);
+  fpar__launch_unref(l);
+}
+
+static int fpar__worker_init(fpar__worker *w, fpar__sched *s, unsigned i) {
+  int err;
+
+  memset(w, 0, sizeof *w);
+  w->index = i;
+  w->sched = s;
+  fpar__stack_pool_init(&w->stacks, s->topo, i, s->cfg.stack_size);
+  if ((err = fpar__arena_init(&w->arena, s->topo, i, s->cfg.local_mem_size)))
+    return err;
+  if ((err = fpar__stack_pool_reserve(&w->stacks, 1)))
+    return err;
+  w->run.ctx = calloc(s->cfg.max_group_size, sizeof *w->run.ctx);
+  if (w->run.ctx == NULL)
+    return FPAR_ENOMEM;
+  if ((err = fpar__ctx_self_init(&w->sched_ctx)) ||
+      (err = fpar__ctx_self_init(&w->dead_ctx)))
+    return err;
+  return fpar__fault_thread_init(w);
+}
+
+static void fpar__worker_destroy(fpar__worker *w) {
+  fpar__fault_thread_destroy(w);
+  fpar__ctx_self_destroy(&w->sched_ctx);
+  fpar__ctx_self_destroy(&w->dead_ctx);
+  free(w->run.ctx);
+  free(w->run.objects);
+  fpar__stack_pool_destroy(&w->stacks);
+  fpar__arena_destroy(&w->arena);
+  free(w);
+}
+
+static void fpar__worker_main(void *arg) {
+  fpar__worker_start *start = arg;
+  fpar__sched *s = start->sched;
+  unsigned i = start->index;
+  fpar__worker *w;
+  fpar__launch *l;
+  int err;
+
+  free(start);
+  /* Bind first, so that everything the worker allocates and touches from
+   * here on lands on its NUMA node. */
+  err = fpar__topo_bind_thread(s->topo, i);
+  w = aligned_alloc(64, (sizeof *w + 63) / 64 * 64);
+  if (w == NULL && err == 0)
+    err = FPAR_ENOMEM;
+  if (err == 0)
+    err = fpar__worker_init(w, s, i);
+  if (err != 0) {
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&s->start_error, &expected, err))
+      snprintf(s->start_message, sizeof s->start_message,
+               "worker %u could not start: %s", i, fpar_strerror(err));
+    if (w != NULL)
+      fpar__worker_destroy(w);
+    uv_sem_post(&s->started);
+    return;
+  }
+  s->workers[i] = w;
+  fpar__self = w;
+  uv_sem_post(&s->started);
+
+  while ((l = fpar__worker_next_launch(w)) != NULL) {
+    fpar__worker_run_launch(w, l);
+    fpar__worker_leave(w, l);
+  }
+  fpar__self = NULL;
+  s->workers[i] = NULL;
+  fpar__worker_destroy(w);
+}
+
+/* ---- Life cycle ------------------------------------------------------- */
+
+static void fpar__sched_join(fpar__sched *s, unsigned started) {
+  unsigned i;
+
+  uv_mutex_lock(&s->lock);
+  atomic_store(&s->shutdown, 1);
+  uv_cond_broadcast(&s->work_cond);
+  uv_mutex_unlock(&s->lock);
+  for (i = 0; i < started; i++)
+    uv_thread_join(&s->threads[i]);
+}
+
+static void fpar__sched_free(fpar__sched *s) {
+  uv_sem_destroy(&s->started);
+  uv_cond_destroy(&s->done_cond);
+  uv_cond_destroy(&s->work_cond);
+  uv_mutex_destroy(&s->lock);
+  fpar__topo_destroy(s->topo);
+  free(s->threads);
+  free(s->workers);
+  free(s);
+}
+
+static int fpar__sched_start_workers(fpar__sched *s) {
+  uv_thread_options_t opts;
+  unsigned i, started;
+
+  opts.flags = UV_THREAD_HAS_STACK_SIZE;
+  opts.stack_size = 256 * 1024; /* kernels run on fiber stacks */
+  for (started = 0; started < s->num_workers; started++) {
+    fpar__worker_start *start = malloc(sizeof *start);
+    if (start == NULL)
+      break;
+    start->sched = s;
+    start->index = started;
+    if (uv_thread_create_ex(&s->threads[started], &opts, fpar__worker_main,
+                            start) != 0) {
+      free(start);
+      break;
+    }
+  }
+  for (i = 0; i < started; i++)
+    uv_sem_wait(&s->started);
+  if (started < s->num_workers) {
+    fpar__sched_join(s, started);
+    return fpar__set_error(FPAR_ETHREAD, "could not create worker %u of %u",
+                           started, s->num_workers);
+  }
+  if (atomic_load(&s->start_error) != 0) {
+    int err = atomic_load(&s->start_error);
+    fpar__sched_join(s, started);
+    return fpar__set_error(err, "%s", s->start_message);
+  }
+  return 0;
+}
+
+int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
+  fpar__sched *s = calloc(1, sizeof *s);
+  int err;
+
+  if (s == NULL)
+    return fpar__set_error(FPAR_ENOMEM, "no memory for the scheduler");
+  s->cfg = *cfg;
+  if ((err = fpar__fault_install()) != 0) {
+    free(s);
+    return fpar__set_error(err, "cannot install the SIGSEGV handler");
+  }
+  if ((err = fpar__topo_create(&s->topo, cfg->pin, cfg->num_threads)) != 0) {
+    free(s);
+    return fpar__set_error(err, "hwloc could not discover this machine");
+  }
+  s->num_workers = fpar__topo_num_workers(s->topo);
+  s->workers = calloc(s->num_workers, sizeof *s->workers);
+  s->threads = calloc(s->num_workers, sizeof *s->threads);
+  if (s->workers == NULL || s->threads == NULL ||
+      uv_mutex_init(&s->lock) != 0 || uv_cond_init(&s->work_cond) != 0 ||
+      uv_cond_init(&s->done_cond) != 0 || uv_sem_init(&s->started, 0) != 0) {
+    /* Partially initialised sync objects are not destroyed: libuv gives no
+     * way to tell which succeeded, and this path only runs out of memory. */
+    fpar__topo_destroy(s->topo);
+    free(s->threads);
+    free(s->workers);
+    free(s);
+    return fpar__set_error(FPAR_ENOMEM, "no memory for the scheduler");
+  }
+  atomic_init(&s->active_seq, 0);
+  atomic_init(&s->start_error, 0);
+  if ((err = fpar__sched_start_workers(s)) != 0) {
+    fpar__sched_free(s);
+    return err;
+  }
+  *out = s;
+  return 0;
+}
+
+void fpar__sched_destroy(fpar__sched *s) {
+  fpar__sched_join(s, s->num_workers);
+  fpar__sched_free(s);
+}
+
+unsigned fpar__sched_num_workers(const fpar__sched *s) {
+  return s->num_workers;
+}

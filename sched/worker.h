@@ -1,0 +1,84 @@
+/* worker.h - one worker thread's state, seen by the code that runs groups
+ * on it.  Thread handles and locks stay in worker.c. */
+#ifndef FPAR_SCHED_WORKER_H
+#define FPAR_SCHED_WORKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fiberpar.h"
+#include "sched/arena.h"
+#include "sched/launch.h"
+#include "sched/stack.h"
+
+struct fpar__sched;
+
+/* A group-local object (fpar_group_local_memory): the k-th request. */
+typedef struct fpar__local_obj {
+  void *ptr;
+  size_t size;
+  size_t align;
+  size_t owner; /* local linear id of the work-item that allocated it */
+} fpar__local_obj;
+
+/* The group a worker is running.  The first members are the barrier's hot
+ * state and share one cache line. */
+typedef struct fpar__group_run {
+  size_t arrived;   /* work-items at the current rendezvous */
+  size_t size;      /* work-items in the group */
+  const void *site; /* what the rendezvous' first arrival did */
+  void **ctx;       /* ctx[i]: saved context of work-item i */
+  int fibers;       /* 1 once promoted from a loop to fibers */
+  size_t start_id[3]; /* local id of the next fiber to start */
+  size_t group_id[3];
+  void *local_buffers[FPAR_MAX_LOCAL_BUFFERS];
+  fpar__local_obj *objects;
+  unsigned num_objects, cap_objects;
+  size_t arena_mark; /* arena level at group start */
+} fpar__group_run;
+
+/* Rendezvous value of work-items that returned from the kernel. */
+#define FPAR__SITE_EXIT ((const void *)1)
+
+/* A fault that ends the running group. */
+typedef struct fpar__fault {
+  int code;           /* 0 when there is none */
+  size_t item;        /* local linear id of the faulting work-item */
+  int from_signal;    /* raised by the SIGSEGV handler */
+  const void *addr;   /* faulting address, for signals */
+  char detail[384];
+} fpar__fault;
+
+typedef struct fpar__worker {
+  fpar__group_run run;
+  unsigned index;
+  struct fpar__sched *sched;
+  fpar__launch *launch; /* the launch whose groups the worker takes */
+  size_t groups_done;   /* finished, not yet added to the launch */
+  uint64_t last_seq;    /* seq of the last launch entered */
+  void *sched_ctx;      /* the worker thread's own stack */
+  void *dead_ctx;       /* save slot of contexts that never resume */
+  void *runner_ctx;     /* work-item 0, which also takes the groups */
+  fpar__stack_pool stacks;
+  fpar__arena arena;
+  fpar__fault fault;
+  void *altstack;
+  size_t altstack_size;
+} fpar__worker;
+
+/* fpar_barrier() finds the worker from the run state it is handed. */
+_Static_assert(offsetof(fpar__worker, run) == 0,
+               "the group run state must open the worker");
+
+/* The worker running on this thread, NULL on other threads. */
+extern __thread fpar__worker *fpar__self
+    __attribute__((tls_model("initial-exec")));
+
+/* Take the next group of the worker's launch: from its own chunk, else
+ * from another worker's.  Returns 1 and the linear group id, or 0. */
+int fpar__worker_claim(fpar__worker *w, size_t *group);
+
+/* Largest number of work-items in a group (the runtime's limit). */
+size_t fpar__worker_max_group(const fpar__worker *w);
+
+#endif
