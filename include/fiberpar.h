@@ -112,6 +112,19 @@ typedef enum fpar_pin {
   FPAR_PIN_NONE         /**< one worker per core, not bound */
 } fpar_pin;
 
+/** Whose floating-point control state (rounding, flush-to-zero, exception
+ *  masks: MXCSR and the x87 control word) a work-item sees after a barrier
+ *  (FIBERPAR_FPENV=item|shared). */
+typedef enum fpar_fpenv {
+  FPAR_FPENV_DEFAULT = 0, /**< FIBERPAR_FPENV, else FPAR_FPENV_ITEM */
+  FPAR_FPENV_ITEM,        /**< its own: each fiber switch saves and restores
+                               the control words (reading MXCSR costs about
+                               4 ns on Zen 3) */
+  FPAR_FPENV_SHARED       /**< the group's: work-items that change the
+                               control state change it for their group; for
+                               kernels that leave it alone (faster barrier) */
+} fpar_fpenv;
+
 /** Runtime options.  Zero fields mean "default".  Environment variables,
  *  when set, take precedence over these fields. */
 typedef struct fpar_runtime_opts {
@@ -120,7 +133,8 @@ typedef struct fpar_runtime_opts {
   /** Pinning policy (FIBERPAR_PIN). */
   fpar_pin pin;
   /** Usable bytes of each fiber stack (FIBERPAR_STACK_SIZE); default
-   *  64 KiB, rounded up to whole pages; a guard page lies below. */
+   *  64 KiB, rounded up to whole pages (fpar_runtime_stack_size() reports
+   *  the rounded size); a guard page lies below. */
   size_t stack_size;
   /** Bytes of local memory per worker (FIBERPAR_LOCAL_MEM_SIZE); default
    *  1 MiB. */
@@ -130,6 +144,8 @@ typedef struct fpar_runtime_opts {
   /** Microseconds an idle worker or waiting host thread spins before it
    *  sleeps (FIBERPAR_SPIN_US); default 50. */
   unsigned spin_us;
+  /** Floating-point control state across barriers (FIBERPAR_FPENV). */
+  fpar_fpenv fpenv;
 } fpar_runtime_opts;
 
 /** A runtime: the worker threads and their memory. */
@@ -195,7 +211,7 @@ FPAR_EXTERN size_t fpar_runtime_max_group_size(const fpar_runtime *rt);
 
 /** A 1-, 2- or 3-dimensional extent.  Unused dimensions hold 1. */
 typedef struct fpar_range {
-  unsigned dims;  /**< 1, 2 or 3; 0 only in FPAR_LOCAL_AUTO */
+  unsigned dims;  /**< 1, 2 or 3 */
   size_t size[3]; /**< extent per dimension; dimension 0 varies fastest */
 } fpar_range;
 
@@ -220,9 +236,9 @@ static inline fpar_range fpar_range3(size_t x, size_t y, size_t z) {
 }
 
 /** Local range "let the runtime choose" (like Aparapi): it picks a size
- *  that divides the global range.  Any range whose sizes are all 0 means
- *  the same. */
-#define FPAR_LOCAL_AUTO (fpar_range1(0))
+ *  that divides the global range.  A range whose extents are all 0, such as
+ *  fpar_range1(0) or fpar_range3(0, 0, 0), means the same. */
+#define FPAR_LOCAL_AUTO (fpar_range3(0, 0, 0))
 
 /* ------------------------------------------------------------------------
  * Queues and events
@@ -330,12 +346,14 @@ typedef struct fpar_nd_geometry {
 struct fpar__group_run;
 
 /** One work-item as a kernel sees it.  The fields are the library's:
- *  read them through the query functions below. */
+ *  read them through the query functions below.  (Between work-items of a
+ *  barrier-free group only local_id[0] changes, so running one costs one
+ *  store and a call.) */
 struct fpar_item {
-  size_t global_id[3];
   size_t local_id[3];
+  size_t origin[3];     /* global id of the group's work-item (0,0,0) */
+  size_t row_linear;    /* local linear id of work-item (0, y, z) */
   size_t group_id[3];
-  size_t local_linear_id;
   const fpar_nd_geometry *geometry;
   struct fpar__group_run *run;
   unsigned local_calls; /* group-local objects requested so far */
@@ -344,7 +362,7 @@ struct fpar_item {
 /** \brief Global id. \param it the work-item. \param dim 0..2.
  *  \return the id, 0 for dim beyond the range. */
 static inline size_t fpar_global_id(const fpar_item *it, unsigned dim) {
-  return dim < 3 ? it->global_id[dim] : 0;
+  return dim < 3 ? it->origin[dim] + it->local_id[dim] : 0;
 }
 /** \brief Id within the work-group. \param it the work-item.
  *  \param dim 0..2. \return the id, 0 for dim beyond the range. */
@@ -380,13 +398,13 @@ static inline unsigned fpar_work_dim(const fpar_item *it) {
  *  \return the id. */
 static inline size_t fpar_global_linear_id(const fpar_item *it) {
   const size_t *r = it->geometry->global_range;
-  return it->global_id[0] +
-         r[0] * (it->global_id[1] + r[1] * it->global_id[2]);
+  return fpar_global_id(it, 0) +
+         r[0] * (fpar_global_id(it, 1) + r[1] * fpar_global_id(it, 2));
 }
 /** \brief Linear id within the group. \param it the work-item.
  *  \return the id. */
 static inline size_t fpar_local_linear_id(const fpar_item *it) {
-  return it->local_linear_id;
+  return it->row_linear + it->local_id[0];
 }
 /** \brief Linear id of the group. \param it the work-item.
  *  \return the id. */

@@ -82,3 +82,18 @@ int fpar__env_pin(const char *name, fpar_pin *out) {
                            "%s=\"%s\": expected core, pu or none", name, s);
   return 0;
 }
+
+int fpar__env_fpenv(const char *name, fpar_fpenv *out) {
+  const char *s = getenv(name);
+
+  if (s == NULL || *s == '\0')
+    return 0;
+  if (strcasecmp(s, "item") == 0)
+    *out = FPAR_FPENV_ITEM;
+  else if (strcasecmp(s, "shared") == 0)
+    *out = FPAR_FPENV_SHARED;
+  else
+    return fpar__set_error(FPAR_EENV, "%s=\"%s\": expected item or shared",
+                           name, s);
+  return 0;
+}

@@ -13,5 +13,6 @@ int fpar__env_size(const char *name, size_t min, size_t max, size_t *out);
 int fpar__env_unsigned(const char *name, unsigned min, unsigned max,
                        unsigned *out);
 int fpar__env_pin(const char *name, fpar_pin *out);
+int fpar__env_fpenv(const char *name, fpar_fpenv *out);
 
 #endif

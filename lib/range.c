@@ -64,10 +64,12 @@ static void fpar__range_choose_local(const fpar_range *g, fpar_range *l,
 
 int fpar__range_resolve_local(const fpar_range *g, fpar_range *l,
                               size_t max_group, unsigned num_workers) {
+  unsigned n = l->dims >= 1 && l->dims <= 3 ? l->dims : 3, d;
   size_t volume = 1;
-  unsigned d;
 
-  if (l->size[0] == 0 && l->size[1] == 0 && l->size[2] == 0) {
+  for (d = 0; d < n && l->size[d] == 0; d++)
+    ;
+  if (d == n) { /* every extent is 0: the runtime chooses */
     fpar__range_choose_local(g, l, max_group, num_workers);
     return 0;
   }

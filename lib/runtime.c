@@ -1,6 +1,7 @@
 /* runtime.c - runtime options, environment overrides, create/destroy. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/env.h"
 #include "lib/error.h"
@@ -26,6 +27,7 @@ void fpar_runtime_opts_init(fpar_runtime_opts *opts) {
 /* Options with defaults filled in and environment variables applied. */
 static int fpar__runtime_config(const fpar_runtime_opts *opts,
                                 fpar__sched_config *cfg) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
   int err;
 
   cfg->num_threads = opts->num_threads;
@@ -35,9 +37,11 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
       opts->local_mem_size ? opts->local_mem_size : FPAR__MIB;
   cfg->max_group_size = opts->max_group_size ? opts->max_group_size : 4096;
   cfg->spin_us = opts->spin_us ? opts->spin_us : 50;
+  cfg->fpenv = opts->fpenv;
 
   if (cfg->num_threads > FPAR__MAX_THREADS ||
       (unsigned)cfg->pin > FPAR_PIN_NONE ||
+      (unsigned)cfg->fpenv > FPAR_FPENV_SHARED ||
       cfg->stack_size < FPAR__STACK_MIN || cfg->stack_size > FPAR__STACK_MAX ||
       cfg->local_mem_size < FPAR__LOCAL_MIN ||
       cfg->local_mem_size > FPAR__LOCAL_MAX ||
@@ -45,7 +49,7 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
       cfg->spin_us > FPAR__SPIN_MAX)
     return fpar__set_error(
         FPAR_EINVAL,
-        "runtime options out of range: num_threads <= %u, pin 0-3, "
+        "runtime options out of range: num_threads <= %u, pin 0-3, fpenv 0-2, "
         "stack_size %zu-%zu, local_mem_size %zu-%zu, max_group_size <= %zu, "
         "spin_us <= %u",
         FPAR__MAX_THREADS, FPAR__STACK_MIN, FPAR__STACK_MAX, FPAR__LOCAL_MIN,
@@ -59,10 +63,14 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
       (err = fpar__env_size("FIBERPAR_LOCAL_MEM_SIZE", FPAR__LOCAL_MIN,
                             FPAR__LOCAL_MAX, &cfg->local_mem_size)) ||
       (err = fpar__env_unsigned("FIBERPAR_SPIN_US", 0, FPAR__SPIN_MAX,
-                                &cfg->spin_us)))
+                                &cfg->spin_us)) ||
+      (err = fpar__env_fpenv("FIBERPAR_FPENV", &cfg->fpenv)))
     return err;
   if (cfg->pin == FPAR_PIN_DEFAULT)
     cfg->pin = FPAR_PIN_CORE;
+  cfg->stack_size = (cfg->stack_size + page - 1) / page * page;
+  if (cfg->fpenv == FPAR_FPENV_DEFAULT)
+    cfg->fpenv = FPAR_FPENV_ITEM;
   return 0;
 }
 

@@ -7,14 +7,17 @@
  * One switch per work-item per barrier; see group.c for the rendezvous
  * rules and promotion.
  */
-#include "sched/context.h"
 #include "sched/group.h"
 
-/* Work-item i reached a barrier while the group still runs as a loop. */
+/* Work-item i reached a barrier while the group still runs as a loop:
+ * promote the group, unless the work-item is alone or others already
+ * returned without reaching the barrier. */
 static void fpar__barrier_in_loop(fpar__worker *w, size_t i,
                                   const void *site) {
   char items[64], where[160];
 
+  if (w->run.size == 1)
+    return;
   if (i != 0) {
     fpar__describe_items(items, sizeof items, 0, i - 1);
     fpar__describe_site(where, sizeof where, site);
@@ -46,24 +49,36 @@ static _Noreturn void fpar__barrier_mismatch(fpar__worker *w, size_t i,
                     i, mine, items, theirs);
 }
 
-void fpar_barrier(fpar_item *it) {
-  fpar__group_run *g = it->run;
-  fpar__worker *w = (fpar__worker *)g; /* run is the worker's first member */
-  const void *site = __builtin_return_address(0);
-  size_t i = it->local_linear_id;
-  size_t next = i + 1;
+/* Everything but the steady state: promotion, groups of one, faults. */
+static __attribute__((noinline, cold)) void
+fpar__barrier_slow(fpar_item *it, const void *site) {
+  fpar__worker *w = fpar__self;
+  fpar__group_run *g = &w->run;
 
-  if (__builtin_expect(g->size == 1, 0))
-    return;
-  if (__builtin_expect(!g->fibers, 0))
-    fpar__barrier_in_loop(w, i, site);
-  if (g->arrived == 0)
-    g->site = site;
-  else if (__builtin_expect(g->site != site, 0))
-    fpar__barrier_mismatch(w, i, site);
-  if (++g->arrived == g->size) {
-    g->arrived = 0;
-    next = 0;
+  if (!g->fibers) {
+    fpar__barrier_in_loop(w, fpar_local_linear_id(it), site);
+    if (!g->fibers)
+      return;
   }
-  fpar__ctx_switch(&g->ctx[i], g->ctx[next]);
+  if (g->cur == 0)
+    g->site = site;
+  else if (g->site != site)
+    fpar__barrier_mismatch(w, g->cur, site);
+  fpar__group_pass_on(g, &g->ctx[g->cur]);
+}
+
+/* The steady state is kept free of calls other than the final switch, so
+ * that it needs no stack frame of its own. */
+void fpar_barrier(fpar_item *it) {
+  fpar__group_run *g = &fpar__self->run;
+  const void *site = __builtin_return_address(0);
+  size_t cur = g->cur;
+
+  if (__builtin_expect(!g->fibers || (cur != 0 && g->site != site), 0)) {
+    fpar__barrier_slow(it, site);
+    return;
+  }
+  if (cur == 0)
+    g->site = site;
+  fpar__group_pass_on(g, &g->ctx[cur]);
 }

@@ -36,6 +36,11 @@ void fpar__ctx_self_destroy(void **ctx);
  * control bits and x87 control word on x86-64) travel with the context. */
 void fpar__ctx_switch(void **save, void *load);
 
+/* The same switch for contexts that share one floating-point environment:
+ * the FPU control words stay as they are.  A context saved by one switch
+ * routine must be resumed by the same routine. */
+void fpar__ctx_switch_shared_fpenv(void **save, void *load);
+
 /* The implementation's name, for diagnostics ("x86_64-sysv" or
  * "ucontext"). */
 extern const char fpar__ctx_impl_name[];

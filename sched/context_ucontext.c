@@ -64,3 +64,8 @@ void fpar__ctx_self_destroy(void **ctx) {
 void fpar__ctx_switch(void **save, void *load) {
   swapcontext(&((fpar__uctx *)*save)->uc, &((fpar__uctx *)load)->uc);
 }
+
+/* swapcontext always carries the floating-point environment. */
+void fpar__ctx_switch_shared_fpenv(void **save, void *load) {
+  fpar__ctx_switch(save, load);
+}

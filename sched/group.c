@@ -19,10 +19,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "sched/context.h"
 #include "sched/group.h"
 
-/* Work-item 0's id and the ids of the group's first work-item. */
+/* Work-item 0 of the running group. */
 static void fpar__item_begin(fpar_item *it, fpar__worker *w) {
   const fpar__launch *l = w->launch;
   const fpar__group_run *g = &w->run;
@@ -31,9 +30,9 @@ static void fpar__item_begin(fpar_item *it, fpar__worker *w) {
   for (d = 0; d < 3; d++) {
     it->group_id[d] = g->group_id[d];
     it->local_id[d] = 0;
-    it->global_id[d] = g->group_id[d] * l->geo.local_range[d];
+    it->origin[d] = g->group_id[d] * l->geo.local_range[d];
   }
-  it->local_linear_id = 0;
+  it->row_linear = 0;
   it->geometry = &l->geo;
   it->run = &w->run;
   it->local_calls = 0;
@@ -52,38 +51,45 @@ static inline void fpar__next_local_id(size_t id[3], const size_t range[3]) {
 
 static void fpar__item_set_local(fpar_item *it, const size_t local[3],
                                  const size_t range[3]) {
-  unsigned d;
+  it->local_id[0] = local[0];
+  it->local_id[1] = local[1];
+  it->local_id[2] = local[2];
+  it->row_linear = range[0] * (local[1] + range[1] * local[2]);
+}
 
-  for (d = 0; d < 3; d++) {
-    it->global_id[d] += local[d] - it->local_id[d];
-    it->local_id[d] = local[d];
-  }
-  it->local_linear_id = local[0] + range[0] * (local[1] + range[1] * local[2]);
+/* Work-item 0 and every fiber enter the kernel through this one call site,
+ * so that a kernel ending in a tail call of fpar_barrier shows the same
+ * barrier call site in all its work-items. */
+static __attribute__((noinline)) void fpar__call_kernel(const fpar__launch *l,
+                                                        fpar_item *it) {
+  l->kernel(it, l->args);
+  __asm__ volatile("" ::: "memory"); /* keeps the call from being a jump */
+}
+
+static _Noreturn __attribute__((noinline, cold)) void
+fpar__exit_mismatch(fpar__worker *w, size_t i) {
+  char items[64], site[160];
+
+  fpar__describe_items(items, sizeof items, 0, i - 1);
+  fpar__describe_site(site, sizeof site, w->run.site);
+  fpar__group_abort(w, FPAR_EDIVERGENCE, i,
+                    "work-item %zu returned from the kernel while %s wait at "
+                    "the barrier called from %s",
+                    i, items, site);
 }
 
 /* A work-item's kernel has returned: arrive at the rendezvous as "exit".
  * Work-items other than 0 never come back; work-item 0 resumes once every
  * work-item has returned. */
-static void fpar__item_exit(fpar__worker *w, size_t i) {
+static void fpar__item_exit(fpar__worker *w) {
   fpar__group_run *g = &w->run;
-  size_t next = i + 1;
+  size_t i = g->cur;
 
-  if (g->arrived == 0) {
+  if (i == 0)
     g->site = FPAR__SITE_EXIT;
-  } else if (g->site != FPAR__SITE_EXIT) {
-    char items[64], site[160];
-    fpar__describe_items(items, sizeof items, 0, i - 1);
-    fpar__describe_site(site, sizeof site, g->site);
-    fpar__group_abort(w, FPAR_EDIVERGENCE, i,
-                      "work-item %zu returned from the kernel while %s wait "
-                      "at the barrier called from %s",
-                      i, items, site);
-  }
-  if (++g->arrived == g->size) {
-    g->arrived = 0;
-    next = 0;
-  }
-  fpar__ctx_switch(i == 0 ? &g->ctx[0] : &w->dead_ctx, g->ctx[next]);
+  else if (g->site != FPAR__SITE_EXIT)
+    fpar__exit_mismatch(w, i);
+  fpar__group_pass_on(g, i == 0 ? &g->ctx[0] : &w->dead_ctx);
 }
 
 /* Entry of the fiber of work-items 1..size-1.  Fibers first run in
@@ -97,8 +103,8 @@ static void fpar__fiber_main(void *arg) {
   fpar__item_begin(&it, w);
   fpar__item_set_local(&it, g->start_id, l->geo.local_range);
   fpar__next_local_id(g->start_id, l->geo.local_range);
-  l->kernel(&it, l->args);
-  fpar__item_exit(w, it.local_linear_id);
+  fpar__call_kernel(l, &it);
+  fpar__item_exit(w);
 }
 
 void fpar__group_promote(fpar__worker *w) {
@@ -117,48 +123,57 @@ void fpar__group_promote(fpar__worker *w) {
                                fpar__fiber_main, w);
   g->start_id[0] = g->start_id[1] = g->start_id[2] = 0;
   fpar__next_local_id(g->start_id, l->geo.local_range);
+  g->cur = 0;
   g->fibers = 1;
 }
 
-/* Run one group: a loop over its work-items until one promotes it. */
-static void fpar__run_group(fpar__worker *w, size_t linear) {
-  const fpar__launch *l = w->launch;
-  const size_t *gr = l->geo.group_range, *lr = l->geo.local_range;
-  fpar__group_run *g = &w->run;
+/* Work-items 1.. of a group whose work-item 0 returned without reaching a
+ * barrier: a plain loop, one indirect call per work-item.  (A barrier
+ * reached now is divergence and ends the group.) */
+static void fpar__run_loop(const fpar__launch *l, fpar_item *it) {
+  const size_t *lr = l->geo.local_range;
   fpar_kernel_fn kernel = l->kernel;
   void *args = l->args;
-  size_t x, y, z;
+  size_t x, y, z, x0 = 1;
+
+  /* The item escapes into the kernel, so its fields live in memory: only
+   * local_id[0] changes per work-item, and group-local requests are reset
+   * only when the kernel made some. */
+  for (z = 0; z < lr[2]; z++) {
+    it->local_id[2] = z;
+    for (y = 0; y < lr[1]; y++, x0 = 0) {
+      it->local_id[1] = y;
+      it->row_linear = lr[0] * (y + lr[1] * z);
+      for (x = x0; x < lr[0]; x++) {
+        it->local_id[0] = x;
+        if (__builtin_expect(it->local_calls != 0, 0))
+          it->local_calls = 0;
+        kernel(it, args);
+      }
+    }
+  }
+}
+
+/* Run one group: work-item 0 first; if it reached a barrier the group is
+ * fibers by now, else the rest is a loop. */
+static void fpar__run_group(fpar__worker *w, size_t linear) {
+  const fpar__launch *l = w->launch;
+  const size_t *gr = l->geo.group_range;
+  fpar__group_run *g = &w->run;
   fpar_item it;
 
   g->group_id[0] = linear % gr[0];
   g->group_id[1] = linear / gr[0] % gr[1];
   g->group_id[2] = linear / gr[0] / gr[1];
   g->size = l->group_size;
-  g->arrived = 0;
   g->fibers = 0;
   g->num_objects = 0;
   fpar__item_begin(&it, w);
-  for (z = 0; z < lr[2]; z++) {
-    for (y = 0; y < lr[1]; y++) {
-      size_t gx0 = g->group_id[0] * lr[0];
-      it.local_id[1] = y;
-      it.local_id[2] = z;
-      it.global_id[1] = g->group_id[1] * lr[1] + y;
-      it.global_id[2] = g->group_id[2] * lr[2] + z;
-      for (x = 0; x < lr[0]; x++) {
-        it.local_id[0] = x;
-        it.global_id[0] = gx0 + x;
-        it.local_calls = 0;
-        kernel(&it, args);
-        if (g->fibers) {
-          fpar__item_exit(w, 0);
-          goto done;
-        }
-        it.local_linear_id++;
-      }
-    }
-  }
-done:
+  fpar__call_kernel(l, &it);
+  if (g->fibers)
+    fpar__item_exit(w);
+  else
+    fpar__run_loop(l, &it);
   fpar__arena_release(&w->arena, g->arena_mark);
 }
 

@@ -27,7 +27,7 @@ static void *fpar__group_local(fpar_item *it, size_t size, size_t align,
   fpar__group_run *g = it->run;
   fpar__worker *w = (fpar__worker *)g;
   unsigned k = it->local_calls++;
-  size_t i = it->local_linear_id;
+  size_t i = fpar_local_linear_id(it);
   fpar__local_obj *o;
 
   if (align == 0)
@@ -81,9 +81,9 @@ void *fpar_local_buffer(fpar_item *it, unsigned k) {
   fpar__worker *w = (fpar__worker *)g;
 
   if (k >= w->launch->num_local_buffers)
-    fpar__group_abort(w, FPAR_ELOCALBUF, it->local_linear_id,
+    fpar__group_abort(w, FPAR_ELOCALBUF, fpar_local_linear_id(it),
                       "work-item %zu asked for local buffer %u but the "
                       "launch has %u",
-                      it->local_linear_id, k, w->launch->num_local_buffers);
+                      fpar_local_linear_id(it), k, w->launch->num_local_buffers);
   return g->local_buffers[k];
 }

@@ -59,6 +59,21 @@ static void fpar__cpu_relax(void) {
 #endif
 }
 
+/* The lock guards a few pointer updates at a time, but at the start and
+ * end of every launch all workers and the submitting thread want it at
+ * once: spin on trylock briefly instead of sleeping in the kernel at the
+ * first contention. */
+static void fpar__sched_lock(fpar__sched *s) {
+  unsigned i;
+
+  for (i = 0; i < 256; i++) {
+    if (uv_mutex_trylock(&s->lock) == 0)
+      return;
+    fpar__cpu_relax();
+  }
+  uv_mutex_lock(&s->lock);
+}
+
 /* ---- Work distribution ------------------------------------------------ */
 
 static int fpar__chunk_take(fpar__chunk *c, size_t *group) {
@@ -110,7 +125,7 @@ static void fpar__sched_activate(fpar__sched *s, fpar__launch *l) {
 void fpar__sched_submit(fpar__sched *s, fpar__launch *l) {
   fpar__launch_ref(l);
   l->submit_ns = fpar__now_ns();
-  uv_mutex_lock(&s->lock);
+  fpar__sched_lock(s);
   l->seq = ++s->next_seq;
   l->next = NULL;
   if (s->tail != NULL) {
@@ -133,7 +148,7 @@ static void fpar__sched_complete(fpar__sched *s, fpar__launch *l) {
                         memory_order_release);
   if (l->on_complete != NULL)
     l->on_complete(l);
-  uv_mutex_lock(&s->lock);
+  fpar__sched_lock(s);
   s->head = l->next;
   if (s->head == NULL)
     s->tail = NULL;
@@ -183,7 +198,7 @@ static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
     if (atomic_load_explicit(&s->active_seq, memory_order_acquire) !=
         w->last_seq) {
       fpar__launch *l;
-      uv_mutex_lock(&s->lock);
+      fpar__sched_lock(s);
       l = s->head;
       if (l != NULL && l->seq != w->last_seq) {
         fpar__launch_ref(l);
@@ -265,7 +280,6 @@ static void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
     fpar__worker_report_fault(w);
     fpar__arena_release(&w->arena, w->run.arena_mark);
     w->run.fibers = 0;
-    w->run.arrived = 0;
     w->groups_done++;
   }
   w->launch = NULL;
@@ -289,12 +303,13 @@ static int fpar__worker_init(fpar__worker *w, fpar__sched *s, unsigned i) {
   memset(w, 0, sizeof *w);
   w->index = i;
   w->sched = s;
+  w->run.shared_fpenv = s->cfg.fpenv == FPAR_FPENV_SHARED;
   fpar__stack_pool_init(&w->stacks, s->topo, i, s->cfg.stack_size);
   if ((err = fpar__arena_init(&w->arena, s->topo, i, s->cfg.local_mem_size)))
     return err;
   if ((err = fpar__stack_pool_reserve(&w->stacks, 1)))
     return err;
-  w->run.ctx = calloc(s->cfg.max_group_size, sizeof *w->run.ctx);
+  w->run.ctx = calloc(s->cfg.max_group_size + 2, sizeof *w->run.ctx);
   if (w->run.ctx == NULL)
     return FPAR_ENOMEM;
   if ((err = fpar__ctx_self_init(&w->sched_ctx)) ||

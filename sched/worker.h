@@ -22,13 +22,16 @@ typedef struct fpar__local_obj {
 } fpar__local_obj;
 
 /* The group a worker is running.  The first members are the barrier's hot
- * state and share one cache line. */
+ * state and share one cache line.  Work-items reach every rendezvous in
+ * local-id order, so the running one's id is also the number of work-items
+ * that have arrived before it. */
 typedef struct fpar__group_run {
-  size_t arrived;   /* work-items at the current rendezvous */
+  size_t cur;       /* local linear id of the running work-item */
   size_t size;      /* work-items in the group */
   const void *site; /* what the rendezvous' first arrival did */
-  void **ctx;       /* ctx[i]: saved context of work-item i */
+  void **ctx;       /* ctx[i]: saved context of work-item i; 2 spare slots */
   int fibers;       /* 1 once promoted from a loop to fibers */
+  int shared_fpenv; /* fibers switch without the FPU control words */
   size_t start_id[3]; /* local id of the next fiber to start */
   size_t group_id[3];
   void *local_buffers[FPAR_MAX_LOCAL_BUFFERS];
