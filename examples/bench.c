@@ -157,21 +157,29 @@ static void bench_barrier(void) {
 
 /* ---- free: barrier-free kernels against OpenMP loops -------------------- */
 
+/* z = a x + y: memory-bound, 12 bytes per work-item. */
 typedef struct saxpy_args {
   float a;
-  const float *x;
-  float *y;
+  const float *x, *y;
+  float *z;
 } saxpy_args;
 
 static inline void saxpy_body(const saxpy_args *s, size_t i) {
-  s->y[i] = s->a * s->x[i] + s->y[i];
+  s->z[i] = s->a * s->x[i] + s->y[i];
 }
 
-static void saxpy_kernel(fpar_item *it, void *p) {
+static inline void saxpy_kernel(fpar_item *it, void *p) {
   saxpy_body(p, fpar_global_id(it, 0));
 }
+FPAR_DEFINE_ROW(saxpy_row, saxpy_kernel)
 
-/* A compute-bound body: Black-Scholes call price for one option. */
+static void saxpy_reference(void *p, size_t n) {
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++)
+    saxpy_body(p, i);
+}
+
+/* Black-Scholes call price: compute-bound, about 20 ns per option. */
 typedef struct bs_args {
   const float *spot, *strike, *years;
   float *call;
@@ -191,20 +199,109 @@ static inline void bs_body(const bs_args *b, size_t i) {
   b->call[i] = s * cnd(d1) - k * expf(-r * t) * cnd(d2);
 }
 
-static void bs_kernel(fpar_item *it, void *p) {
+static inline void bs_kernel(fpar_item *it, void *p) {
   bs_body(p, fpar_global_id(it, 0));
+}
+FPAR_DEFINE_ROW(bs_row, bs_kernel)
+
+static void bs_reference(void *p, size_t n) {
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++)
+    bs_body(p, i);
+}
+
+/* One barrier-free kernel: through its kernel pointer, through its row
+ * runner, and as the same body in an OpenMP loop, alternated rep by rep so
+ * that drift hits all three alike.  out/ref_out must match bit for bit. */
+typedef struct free_case {
+  const char *name, *unit;
+  double work; /* units per rep, in the unit's scale */
+  size_t n;
+  fpar_kernel_fn kernel;
+  fpar_row_fn row;
+  void *args, *ref_args;
+  void (*reference)(void *ref_args, size_t n);
+  const float *out, *ref_out;
+} free_case;
+
+static void bench_free_case(fpar_queue *q, const free_case *c) {
+  double tk[REPS], tr[REPS], to[REPS];
+  bench_stat k, r, o;
+  char label[80];
+
+  for (int rep = -1; rep < REPS; rep++) {
+    fpar_launch_desc d;
+    fpar_event *ev;
+    double t0 = bench_now(), t1, t2, t3;
+
+    run(q, fpar_range1(c->n), FPAR_LOCAL_AUTO, c->kernel, c->args);
+    t1 = bench_now();
+    fpar_launch_desc_init(&d);
+    d.name = c->name;
+    d.kernel = c->kernel;
+    d.row = c->row;
+    d.args = c->args;
+    d.global = fpar_range1(c->n);
+    check(fpar_launch(q, &d, &ev), "launch");
+    check(fpar_event_wait(ev), "row launch");
+    fpar_event_release(ev);
+    t2 = bench_now();
+    c->reference(c->ref_args, c->n);
+    t3 = bench_now();
+    if (rep >= 0) {
+      tk[rep] = t1 - t0;
+      tr[rep] = t2 - t1;
+      to[rep] = t3 - t2;
+    }
+  }
+  if (memcmp(c->out, c->ref_out, c->n * sizeof(float)) != 0) {
+    fprintf(stderr, "bench: %s results differ from the reference\n", c->name);
+    exit(1);
+  }
+  snprintf(label, sizeof label, "free %s nd_range kernel", c->name);
+  k = bench_report_rate(label, tk, REPS, c->work, c->unit);
+  snprintf(label, sizeof label, "free %s nd_range FPAR_DEFINE_ROW", c->name);
+  r = bench_report_rate(label, tr, REPS, c->work, c->unit);
+  snprintf(label, sizeof label, "free %s OpenMP parallel for", c->name);
+  o = bench_report_rate(label, to, REPS, c->work, c->unit);
+  snprintf(label, sizeof label, "free %s: kernel vs OpenMP", c->name);
+  bench_report_ratio(label, k, o, 0.95);
+  snprintf(label, sizeof label, "free %s: row vs OpenMP", c->name);
+  bench_report_ratio(label, r, o, 0.95);
 }
 
 static void bench_free(void) {
   const size_t n = (size_t)1 << 24, nb = (size_t)1 << 22;
   fpar_runtime *rt = make_runtime(0);
-  float *x = malloc(n * 4), *y = malloc(n * 4), *y2 = malloc(n * 4);
-  float *spot = malloc(nb * 4), *strike = malloc(nb * 4), *years = malloc(nb * 4);
-  float *call = malloc(nb * 4), *call2 = malloc(nb * 4);
-  saxpy_args sa = {1.0001f, x, y}, sa2 = {1.0001f, x, y2};
+  float *x = malloc(n * 4), *y = malloc(n * 4), *z = malloc(n * 4),
+        *z2 = malloc(n * 4);
+  float *spot = malloc(nb * 4), *strike = malloc(nb * 4),
+        *years = malloc(nb * 4), *call = malloc(nb * 4),
+        *call2 = malloc(nb * 4);
+  saxpy_args sa = {1.0001f, x, y, z}, sa2 = {1.0001f, x, y, z2};
   bs_args ba = {spot, strike, years, call}, ba2 = {spot, strike, years, call2};
-  double t[REPS], tr[REPS];
-  bench_stat ours, ref;
+  free_case saxpy = {"saxpy 2^24",
+                     "GB/s",
+                     12.0 * (double)n / 1e9,
+                     n,
+                     saxpy_kernel,
+                     saxpy_row,
+                     &sa,
+                     &sa2,
+                     saxpy_reference,
+                     z,
+                     z2};
+  free_case bs = {"black-scholes 2^22",
+                  "Mopt/s",
+                  (double)nb / 1e6,
+                  nb,
+                  bs_kernel,
+                  bs_row,
+                  &ba,
+                  &ba2,
+                  bs_reference,
+                  call,
+                  call2};
   fpar_queue *q;
 
   check(fpar_queue_create(rt, 0, &q), "queue");
@@ -218,62 +315,17 @@ static void bench_free(void) {
   );
   for (size_t i = 0; i < n; i++) {
     x[i] = (float)(i % 1000) * 0.001f;
-    y[i] = y2[i] = 1.0f;
+    y[i] = 1.0f;
   }
   for (size_t i = 0; i < nb; i++) {
     spot[i] = 80.0f + (float)(i % 41);
     strike[i] = 90.0f + (float)(i % 23);
     years[i] = 0.25f + (float)(i % 8) * 0.25f;
   }
-  /* Alternate ours and the reference so drift hits both alike. */
-  for (int r = -1; r < REPS; r++) {
-    double t0 = bench_now();
-    run(q, fpar_range1(n), FPAR_LOCAL_AUTO, saxpy_kernel, &sa);
-    double t1 = bench_now();
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++)
-      saxpy_body(&sa2, i);
-    double t2 = bench_now();
-    if (r >= 0) {
-      t[r] = t1 - t0;
-      tr[r] = t2 - t1;
-    }
-  }
-  if (memcmp(y, y2, n * 4) != 0) {
-    fprintf(stderr, "bench: saxpy results differ\n");
-    exit(1);
-  }
-  ours = bench_report_rate("free saxpy 2^24 nd_range (GB/s)", t, REPS,
-                           12.0 * (double)n / 1e9, "GB/s");
-  ref = bench_report_rate("free saxpy 2^24 OpenMP for (GB/s)", tr, REPS,
-                          12.0 * (double)n / 1e9, "GB/s");
-  bench_report_ratio("free saxpy: nd_range vs OpenMP loop", ours, ref, 0.95);
-
-  for (int r = -1; r < REPS; r++) {
-    double t0 = bench_now();
-    run(q, fpar_range1(nb), FPAR_LOCAL_AUTO, bs_kernel, &ba);
-    double t1 = bench_now();
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < nb; i++)
-      bs_body(&ba2, i);
-    double t2 = bench_now();
-    if (r >= 0) {
-      t[r] = t1 - t0;
-      tr[r] = t2 - t1;
-    }
-  }
-  if (memcmp(call, call2, nb * 4) != 0) {
-    fprintf(stderr, "bench: Black-Scholes results differ\n");
-    exit(1);
-  }
-  ours = bench_report_rate("free black-scholes 2^22 nd_range (Mopt/s)", t,
-                           REPS, (double)nb / 1e6, "Mopt/s");
-  ref = bench_report_rate("free black-scholes 2^22 OpenMP (Mopt/s)", tr, REPS,
-                          (double)nb / 1e6, "Mopt/s");
-  bench_report_ratio("free black-scholes: nd_range vs OpenMP", ours, ref,
-                     0.95);
-  free(x), free(y), free(y2), free(spot), free(strike), free(years);
-  free(call), free(call2);
+  bench_free_case(q, &saxpy);
+  bench_free_case(q, &bs);
+  free(x), free(y), free(z), free(z2);
+  free(spot), free(strike), free(years), free(call), free(call2);
   fpar_queue_destroy(q);
   fpar_runtime_destroy(rt);
 }

@@ -47,9 +47,8 @@ static inline bench_stat bench_report_ns(const char *label, double *t, int n,
 }
 
 /* One result line: a rate (work per rep / time) in the given unit. */
-static inline bench_stat bench_report_rate(const char *label, double *t,
-                                           int n, double work,
-                                           const char *unit) {
+static inline bench_stat bench_report_rate(const char *label, double *t, int n,
+                                           double work, const char *unit) {
   bench_stat s = bench_stats(t, n);
 
   printf("RESULT %-44s best %9.3f %s  median %9.3f %s  (reps %d)\n", label,

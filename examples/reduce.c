@@ -55,8 +55,8 @@ int main(void) {
   if ((err = fpar_queue_create(rt, 0, &q)) != 0)
     return fail("queue", err);
   workers = fpar_runtime_num_threads(rt);
-  err = fpar_parallel_for(q, fpar_range1(N), fpar_range1(WG), reduce, args,
-                          &ev);
+  err =
+      fpar_parallel_for(q, fpar_range1(N), fpar_range1(WG), reduce, args, &ev);
   if (err != 0)
     return fail("launch", err);
   if ((err = fpar_event_wait(ev)) != 0) {
@@ -70,8 +70,8 @@ int main(void) {
   for (size_t g = 0; g < N / WG; g++)
     total += sums[g];
   ok = fabs(total - serial) <= 1e-6 * serial;
-  printf("sum of %u floats on %u workers: %.3f (serial %.3f): %s\n", N,
-         workers, total, serial, ok ? "ok" : "WRONG");
+  printf("sum of %u floats on %u workers: %.3f (serial %.3f): %s\n", N, workers,
+         total, serial, ok ? "ok" : "WRONG");
   free(in);
   free(sums);
   return ok ? 0 : 1;

@@ -45,28 +45,28 @@ extern "C" {
 
 /* XX(name, value, message): the single table behind the FPAR_E* codes,
  * fpar_strerror() and fpar_err_name(). */
-#define FPAR_ERRNO_MAP(XX)                                                    \
-  XX(EINVAL, -1, "invalid argument")                                          \
-  XX(ENOMEM, -2, "out of memory")                                             \
-  XX(EDIM, -3, "a range must have 1, 2 or 3 dimensions")                      \
-  XX(EEMPTY, -4, "a range has a zero-sized dimension")                        \
-  XX(ENONDIV, -5, "the global range is not divisible by the local range")     \
-  XX(EGROUPSIZE, -6, "the work-group size exceeds the runtime's limit")       \
-  XX(ELOCALMEM, -7, "local memory request exceeds the worker's arena")        \
-  XX(ENULLKERNEL, -8, "the kernel function is NULL")                          \
-  XX(EDIVERGENCE, -9,                                                         \
-     "barrier divergence: work-items of a group took different paths "        \
-     "through a barrier")                                                     \
-  XX(EBARRIER, -10, "work-items of a group wait at different barriers")       \
-  XX(ESTACKOVERFLOW, -11, "a work-item overflowed its fiber stack")           \
-  XX(EGROUPLOCAL, -12,                                                        \
-     "work-items of a group disagree on a group-local memory object")         \
-  XX(ELOCALBUF, -13, "no launch-time local buffer with that index")           \
-  XX(EENV, -14, "invalid value in a FIBERPAR_* environment variable")         \
-  XX(ETOPOLOGY, -15, "hardware topology discovery failed")                    \
-  XX(ETHREAD, -16, "a worker thread could not be created")                    \
-  XX(EBUSY, -17, "the object still has work or dependents")                   \
-  XX(ESCOPE, -18, "a scoped-parallelism rule was broken")                     \
+#define FPAR_ERRNO_MAP(XX)                                                     \
+  XX(EINVAL, -1, "invalid argument")                                           \
+  XX(ENOMEM, -2, "out of memory")                                              \
+  XX(EDIM, -3, "a range must have 1, 2 or 3 dimensions")                       \
+  XX(EEMPTY, -4, "a range has a zero-sized dimension")                         \
+  XX(ENONDIV, -5, "the global range is not divisible by the local range")      \
+  XX(EGROUPSIZE, -6, "the work-group size exceeds the runtime's limit")        \
+  XX(ELOCALMEM, -7, "local memory request exceeds the worker's arena")         \
+  XX(ENULLKERNEL, -8, "the kernel function is NULL")                           \
+  XX(EDIVERGENCE, -9,                                                          \
+     "barrier divergence: work-items of a group took different paths "         \
+     "through a barrier")                                                      \
+  XX(EBARRIER, -10, "work-items of a group wait at different barriers")        \
+  XX(ESTACKOVERFLOW, -11, "a work-item overflowed its fiber stack")            \
+  XX(EGROUPLOCAL, -12,                                                         \
+     "work-items of a group disagree on a group-local memory object")          \
+  XX(ELOCALBUF, -13, "no launch-time local buffer with that index")            \
+  XX(EENV, -14, "invalid value in a FIBERPAR_* environment variable")          \
+  XX(ETOPOLOGY, -15, "hardware topology discovery failed")                     \
+  XX(ETHREAD, -16, "a worker thread could not be created")                     \
+  XX(EBUSY, -17, "the object still has work or dependents")                    \
+  XX(ESCOPE, -18, "a scoped-parallelism rule was broken")                      \
   XX(ENOTSUP, -19, "operation not supported by this build")
 
 /** Error codes.  All are negative; 0 means success. */
@@ -74,7 +74,7 @@ typedef enum fpar_errno {
 #define FPAR__ERRNO_ENUM(name, value, msg) FPAR_##name = value,
   FPAR_ERRNO_MAP(FPAR__ERRNO_ENUM)
 #undef FPAR__ERRNO_ENUM
-  FPAR_ERRNO_MAX = -20
+      FPAR_ERRNO_MAX = -20
 } fpar_errno;
 
 /**
@@ -351,8 +351,8 @@ struct fpar__group_run;
  *  store and a call.) */
 struct fpar_item {
   size_t local_id[3];
-  size_t origin[3];     /* global id of the group's work-item (0,0,0) */
-  size_t row_linear;    /* local linear id of work-item (0, y, z) */
+  size_t origin[3];  /* global id of the group's work-item (0,0,0) */
+  size_t row_linear; /* local linear id of work-item (0, y, z) */
   size_t group_id[3];
   const fpar_nd_geometry *geometry;
   struct fpar__group_run *run;
@@ -413,16 +413,34 @@ static inline size_t fpar_group_linear_id(const fpar_item *it) {
   return it->group_id[0] + r[0] * (it->group_id[1] + r[1] * it->group_id[2]);
 }
 
+#define FPAR__STR2(x) #x
+#define FPAR__STR(x) FPAR__STR2(x)
+
 /**
  * \brief Work-group barrier with local and global memory fences.
  *
- * Every work-item of the group must reach the same barrier (the same call
- * site) the same number of times.  Breaking that fails the launch with
- * FPAR_EDIVERGENCE or FPAR_EBARRIER and a message naming the kernel, the
- * group and the work-items, instead of hanging.
+ * Every work-item of the group must reach the same barrier the same number
+ * of times.  Breaking that fails the launch with FPAR_EDIVERGENCE or
+ * FPAR_EBARRIER and a message naming the kernel, the group, the work-items
+ * and the barriers' source lines, instead of hanging.
+ *
+ * fpar_barrier(it) is a macro that passes its own "file:line" to
+ * fpar_barrier_at(): compilers duplicate and merge call instructions, so
+ * only the source can tell two barriers apart.  The function fpar_barrier
+ * (e.g. `(fpar_barrier)(it)` or through a pointer) works the same way but
+ * has no site to check.
  * \param it the calling work-item.
  */
-FPAR_EXTERN void fpar_barrier(fpar_item *it);
+FPAR_EXTERN void(fpar_barrier)(fpar_item *it);
+#define fpar_barrier(it) fpar_barrier_at((it), __FILE__ ":" FPAR__STR(__LINE__))
+
+/**
+ * \brief fpar_barrier() with an explicit site.
+ * \param it the calling work-item.
+ * \param site a string naming the barrier in the source (compared by
+ *        content); NULL matches any barrier.
+ */
+FPAR_EXTERN void fpar_barrier_at(fpar_item *it, const char *site);
 
 /**
  * \brief Group-local object, zero-filled (sycl group_local_memory).
@@ -447,9 +465,8 @@ FPAR_EXTERN void *fpar_group_local_memory(fpar_item *it, size_t size,
  * \param align alignment, a power of two (0 means 16).
  * \return the object.
  */
-FPAR_EXTERN void *fpar_group_local_memory_for_overwrite(fpar_item *it,
-                                                        size_t size,
-                                                        size_t align);
+FPAR_EXTERN void *
+fpar_group_local_memory_for_overwrite(fpar_item *it, size_t size, size_t align);
 
 /**
  * \brief A launch-time local buffer (OpenCL __local argument).
@@ -459,6 +476,31 @@ FPAR_EXTERN void *fpar_group_local_memory_for_overwrite(fpar_item *it,
  *         the launch does not have fails the launch with FPAR_ELOCALBUF.
  */
 FPAR_EXTERN void *fpar_local_buffer(fpar_item *it, unsigned k);
+
+/** A row runner: runs the kernel for the work-items of one row of a
+ *  work-group, from it's local id (x, y, z) to (x_end - 1, y, z).  Made by
+ *  FPAR_DEFINE_ROW. */
+typedef void (*fpar_row_fn)(fpar_item *it, void *args, size_t x_end);
+
+/** Define `static void name(...)`, a row runner for `kernel`, a kernel
+ *  function visible in this file (best `static inline`).  The loop over a
+ *  row of work-items is then compiled in the caller's translation unit,
+ *  where the kernel inlines into it and the compiler can hoist loads and
+ *  vectorise as in a plain C loop; through a kernel pointer every
+ *  work-item costs an indirect call (about 2.5 ns here).  Set it as
+ *  fpar_launch_desc::row.  The runtime still calls `kernel` itself for
+ *  work-item 0 and for groups that reach a barrier. */
+#define FPAR_DEFINE_ROW(name, kernel)                                          \
+  static void name(fpar_item *fpar_it_, void *fpar_args_,                      \
+                   size_t fpar_x_end_) {                                       \
+    fpar_item fpar_row_ = *fpar_it_;                                           \
+    size_t fpar_x_;                                                            \
+    for (fpar_x_ = fpar_row_.local_id[0]; fpar_x_ < fpar_x_end_; fpar_x_++) {  \
+      fpar_row_.local_id[0] = fpar_x_;                                         \
+      fpar_row_.local_calls = 0;                                               \
+      kernel(&fpar_row_, fpar_args_);                                          \
+    }                                                                          \
+  }
 
 /** A launch-time local buffer: bytes + bytes_per_item * work-group size
  *  bytes per group, so Aparapi's LocalFloatBuffer(12) is
@@ -474,11 +516,12 @@ typedef struct fpar_local_buffer_desc {
 
 /** A full launch description. */
 typedef struct fpar_launch_desc {
-  const char *name;   /**< kernel name for messages (copied); may be NULL */
+  const char *name; /**< kernel name for messages (copied); may be NULL */
   fpar_kernel_fn kernel;
+  fpar_row_fn row; /**< FPAR_DEFINE_ROW runner of kernel, or NULL */
   void *args;
   fpar_range global;
-  fpar_range local;   /**< FPAR_LOCAL_AUTO lets the runtime choose */
+  fpar_range local; /**< FPAR_LOCAL_AUTO lets the runtime choose */
   const fpar_local_buffer_desc *local_buffers; /**< copied at submission */
   unsigned num_local_buffers;
 } fpar_launch_desc;

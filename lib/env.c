@@ -17,10 +17,23 @@ static int fpar__parse_size(const char *s, size_t *out) {
   if (end == s || errno != 0 || *s == '-')
     return -1;
   switch (*end) {
-  case 'k': case 'K': shift = 10; end++; break;
-  case 'm': case 'M': shift = 20; end++; break;
-  case 'g': case 'G': shift = 30; end++; break;
-  default: break;
+  case 'k':
+  case 'K':
+    shift = 10;
+    end++;
+    break;
+  case 'm':
+  case 'M':
+    shift = 20;
+    end++;
+    break;
+  case 'g':
+  case 'G':
+    shift = 30;
+    end++;
+    break;
+  default:
+    break;
   }
   if (*end == 'i' || *end == 'I') /* accept KiB-style "Ki" and "KiB" */
     end++;
@@ -57,11 +70,10 @@ int fpar__env_unsigned(const char *name, unsigned min, unsigned max,
     return 0;
   errno = 0;
   v = strtoul(s, &end, 10);
-  if (end == s || *end != '\0' || errno != 0 || *s == '-' || v < min ||
-      v > max)
+  if (end == s || *end != '\0' || errno != 0 || *s == '-' || v < min || v > max)
     return fpar__set_error(FPAR_EENV,
-                           "%s=\"%s\": expected an integer from %u to %u",
-                           name, s, min, max);
+                           "%s=\"%s\": expected an integer from %u to %u", name,
+                           s, min, max);
   *out = (unsigned)v;
   return 0;
 }
@@ -78,8 +90,8 @@ int fpar__env_pin(const char *name, fpar_pin *out) {
   else if (strcasecmp(s, "none") == 0)
     *out = FPAR_PIN_NONE;
   else
-    return fpar__set_error(FPAR_EENV,
-                           "%s=\"%s\": expected core, pu or none", name, s);
+    return fpar__set_error(FPAR_EENV, "%s=\"%s\": expected core, pu or none",
+                           name, s);
   return 0;
 }
 

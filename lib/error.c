@@ -12,8 +12,8 @@ const char *fpar_strerror(int err) {
   switch (err) {
   case 0:
     return "success";
-#define FPAR__STRERROR_CASE(name, value, msg)                                 \
-  case FPAR_##name:                                                           \
+#define FPAR__STRERROR_CASE(name, value, msg)                                  \
+  case FPAR_##name:                                                            \
     return msg;
     FPAR_ERRNO_MAP(FPAR__STRERROR_CASE)
 #undef FPAR__STRERROR_CASE
@@ -26,8 +26,8 @@ const char *fpar_err_name(int err) {
   switch (err) {
   case 0:
     return "0";
-#define FPAR__ERR_NAME_CASE(name, value, msg)                                 \
-  case FPAR_##name:                                                           \
+#define FPAR__ERR_NAME_CASE(name, value, msg)                                  \
+  case FPAR_##name:                                                            \
     return "FPAR_" #name;
     FPAR_ERRNO_MAP(FPAR__ERR_NAME_CASE)
 #undef FPAR__ERR_NAME_CASE
@@ -36,7 +36,9 @@ const char *fpar_err_name(int err) {
   }
 }
 
-const char *fpar_last_error(void) { return fpar__last_error; }
+const char *fpar_last_error(void) {
+  return fpar__last_error;
+}
 
 int fpar__set_error(int code, const char *fmt, ...) {
   va_list ap;

@@ -25,7 +25,8 @@ int fpar_event_status(const fpar_event *ev) {
 }
 
 const char *fpar_event_error(const fpar_event *ev) {
-  if (ev == NULL || atomic_load_explicit(&ev->status, memory_order_acquire) >= 0)
+  if (ev == NULL ||
+      atomic_load_explicit(&ev->status, memory_order_acquire) >= 0)
     return NULL;
   return ev->error;
 }

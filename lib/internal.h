@@ -16,8 +16,8 @@ struct fpar_runtime {
 struct fpar_queue {
   fpar_runtime *rt;
   unsigned flags;
-  atomic_size_t outstanding;  /* submitted, not yet completed */
-  atomic_int first_error;     /* since the last fpar_queue_wait() */
+  atomic_size_t outstanding; /* submitted, not yet completed */
+  atomic_int first_error;    /* since the last fpar_queue_wait() */
 };
 
 /* Hand a fully described launch to the queue's runtime.  The launch's

@@ -14,8 +14,7 @@ void fpar_launch_desc_init(fpar_launch_desc *d) {
 /* Sizes of the launch-time local buffers for this group size; their sum,
  * padded for alignment, must fit in the arena. */
 static int fpar__launch_local_buffers(fpar__launch *l,
-                                      const fpar_launch_desc *d,
-                                      size_t arena) {
+                                      const fpar_launch_desc *d, size_t arena) {
   size_t total = 0;
   unsigned k;
 
@@ -62,8 +61,8 @@ static void fpar__launch_geometry(fpar__launch *l, const fpar_range *g,
     l->geo.group_range[d] = g->size[d] / lr->size[d];
   }
   l->group_size = fpar__range_volume(lr);
-  l->num_groups = l->geo.group_range[0] * l->geo.group_range[1] *
-                  l->geo.group_range[2];
+  l->num_groups =
+      l->geo.group_range[0] * l->geo.group_range[1] * l->geo.group_range[2];
 }
 
 int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
@@ -82,13 +81,16 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
   global = d->global;
   local = d->local;
   if ((err = fpar__range_check_global(&global)) != 0 ||
-      (err = fpar__range_resolve_local(&global, &local, cfg->max_group_size,
-                                       cfg->num_threads)) != 0)
+      (err = fpar__range_resolve_local(
+           &global, &local,
+           d->row != NULL ? FPAR__AUTO_GROUP_ROWS : FPAR__AUTO_GROUP,
+           cfg->max_group_size, cfg->num_threads)) != 0)
     return err;
   l = fpar__launch_alloc(cfg->num_threads);
   if (l == NULL)
     return fpar__set_error(FPAR_ENOMEM, "no memory for a launch");
   l->kernel = d->kernel;
+  l->row = d->row;
   l->args = d->args;
   fpar__launch_geometry(l, &global, &local);
   if ((err = fpar__launch_local_buffers(l, d, cfg->local_mem_size)) != 0) {

@@ -11,8 +11,8 @@ int fpar_queue_create(fpar_runtime *rt, unsigned flags, fpar_queue **out) {
     return fpar__set_error(FPAR_EINVAL, "fpar_queue_create: %s is NULL",
                            rt == NULL ? "rt" : "q");
   if (flags != FPAR_QUEUE_IN_ORDER)
-    return fpar__set_error(FPAR_EINVAL,
-                           "fpar_queue_create: unknown flags 0x%x", flags);
+    return fpar__set_error(FPAR_EINVAL, "fpar_queue_create: unknown flags 0x%x",
+                           flags);
   q = calloc(1, sizeof *q);
   if (q == NULL)
     return fpar__set_error(FPAR_ENOMEM, "no memory for a queue");

@@ -1,10 +1,6 @@
 /* range.c - range checks and the runtime's choice of work-group size. */
-#include "lib/error.h"
 #include "lib/range.h"
-
-/* The runtime's preferred work-group size: big enough to amortise a
- * group's fixed cost, small enough that its fibers' stacks stay in L2. */
-#define FPAR__AUTO_GROUP 256
+#include "lib/error.h"
 
 size_t fpar__range_volume(const fpar_range *r) {
   return r->size[0] * r->size[1] * r->size[2];
@@ -43,12 +39,13 @@ static size_t fpar__largest_divisor(size_t n, size_t cap) {
   return 1;
 }
 
-/* Like Aparapi: a size that divides the global range, at most 256
+/* Like Aparapi: a size that divides the global range, at most `preferred`
  * work-items, and small enough that every worker gets a few groups. */
 static void fpar__range_choose_local(const fpar_range *g, fpar_range *l,
-                                     size_t max_group, unsigned num_workers) {
-  size_t cap = FPAR__AUTO_GROUP, spread = fpar__range_volume(g) /
-                                          (4 * (size_t)num_workers);
+                                     size_t preferred, size_t max_group,
+                                     unsigned num_workers) {
+  size_t cap = preferred,
+         spread = fpar__range_volume(g) / (4 * (size_t)num_workers);
   unsigned d;
 
   if (cap > max_group)
@@ -63,14 +60,15 @@ static void fpar__range_choose_local(const fpar_range *g, fpar_range *l,
 }
 
 int fpar__range_resolve_local(const fpar_range *g, fpar_range *l,
-                              size_t max_group, unsigned num_workers) {
+                              size_t preferred, size_t max_group,
+                              unsigned num_workers) {
   unsigned n = l->dims >= 1 && l->dims <= 3 ? l->dims : 3, d;
   size_t volume = 1;
 
   for (d = 0; d < n && l->size[d] == 0; d++)
     ;
   if (d == n) { /* every extent is 0: the runtime chooses */
-    fpar__range_choose_local(g, l, max_group, num_workers);
+    fpar__range_choose_local(g, l, preferred, max_group, num_workers);
     return 0;
   }
   if (l->dims != g->dims)

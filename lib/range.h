@@ -10,12 +10,20 @@
 int fpar__range_check_global(fpar_range *global);
 
 /* Resolve the work-group range of a checked global range: FPAR_LOCAL_AUTO
- * gets a size chosen by the runtime, anything else is checked (same
- * dimensions, no zero extent, divides the global range, at most max_group
- * work-items).  Returns 0, FPAR_EDIM, FPAR_EEMPTY, FPAR_ENONDIV or
- * FPAR_EGROUPSIZE. */
+ * gets a size chosen by the runtime (up to `preferred` work-items, fewer
+ * when that would leave workers without a few groups each), anything else
+ * is checked (same dimensions, no zero extent, divides the global range,
+ * at most max_group work-items).  Returns 0, FPAR_EDIM, FPAR_EEMPTY,
+ * FPAR_ENONDIV or FPAR_EGROUPSIZE. */
 int fpar__range_resolve_local(const fpar_range *global, fpar_range *local,
-                              size_t max_group, unsigned num_workers);
+                              size_t preferred, size_t max_group,
+                              unsigned num_workers);
+
+/* Preferred work-group sizes: fibers of a group should keep their stacks
+ * in L2; a barrier-free group (a row runner) only amortises its fixed
+ * cost. */
+#define FPAR__AUTO_GROUP 256
+#define FPAR__AUTO_GROUP_ROWS 4096
 
 /* Product of the extents. */
 size_t fpar__range_volume(const fpar_range *r);

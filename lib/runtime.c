@@ -33,8 +33,7 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
   cfg->num_threads = opts->num_threads;
   cfg->pin = opts->pin;
   cfg->stack_size = opts->stack_size ? opts->stack_size : 64 * FPAR__KIB;
-  cfg->local_mem_size =
-      opts->local_mem_size ? opts->local_mem_size : FPAR__MIB;
+  cfg->local_mem_size = opts->local_mem_size ? opts->local_mem_size : FPAR__MIB;
   cfg->max_group_size = opts->max_group_size ? opts->max_group_size : 4096;
   cfg->spin_us = opts->spin_us ? opts->spin_us : 50;
   cfg->fpenv = opts->fpenv;
@@ -45,8 +44,7 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
       cfg->stack_size < FPAR__STACK_MIN || cfg->stack_size > FPAR__STACK_MAX ||
       cfg->local_mem_size < FPAR__LOCAL_MIN ||
       cfg->local_mem_size > FPAR__LOCAL_MAX ||
-      cfg->max_group_size > FPAR__GROUP_MAX ||
-      cfg->spin_us > FPAR__SPIN_MAX)
+      cfg->max_group_size > FPAR__GROUP_MAX || cfg->spin_us > FPAR__SPIN_MAX)
     return fpar__set_error(
         FPAR_EINVAL,
         "runtime options out of range: num_threads <= %u, pin 0-3, fpenv 0-2, "

@@ -33,7 +33,9 @@ static inline void *fpar__arena_alloc(fpar__arena *a, size_t size,
   return (void *)p;
 }
 
-static inline size_t fpar__arena_mark(const fpar__arena *a) { return a->used; }
+static inline size_t fpar__arena_mark(const fpar__arena *a) {
+  return a->used;
+}
 
 static inline void fpar__arena_release(fpar__arena *a, size_t mark) {
   a->used = mark;

@@ -38,4 +38,6 @@ int fpar__ctx_self_init(void **ctx) {
   return 0;
 }
 
-void fpar__ctx_self_destroy(void **ctx) { *ctx = NULL; }
+void fpar__ctx_self_destroy(void **ctx) {
+  *ctx = NULL;
+}

@@ -42,8 +42,8 @@ void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,
   c->uc.uc_link = NULL;
   c->entry = entry;
   c->arg = arg;
-  makecontext(&c->uc, (void (*)(void))fpar__uctx_start, 2,
-              (unsigned)(p >> 32), (unsigned)(p & 0xffffffffu));
+  makecontext(&c->uc, (void (*)(void))fpar__uctx_start, 2, (unsigned)(p >> 32),
+              (unsigned)(p & 0xffffffffu));
   return c;
 }
 

@@ -14,7 +14,8 @@ static int fpar__install_error;
 static uv_once_t fpar__install_once = UV_ONCE_INIT;
 
 static void fpar__fault_chain(int sig, siginfo_t *info, void *uctx) {
-  const struct sigaction *old = sig == SIGSEGV ? &fpar__old_segv : &fpar__old_bus;
+  const struct sigaction *old =
+      sig == SIGSEGV ? &fpar__old_segv : &fpar__old_bus;
 
   if (old->sa_flags & SA_SIGINFO) {
     old->sa_sigaction(sig, info, uctx);
@@ -34,7 +35,11 @@ static void fpar__fault_handler(int sig, siginfo_t *info, void *uctx) {
   if (w != NULL && w->launch != NULL &&
       fpar__stack_pool_guard_hit(&w->stacks, info->si_addr, &index)) {
     w->fault.code = FPAR_ESTACKOVERFLOW;
-    w->fault.item = index;
+    /* Stack i serves work-item i, except that a barrier-free group runs
+     * all its work-items on the runner's stack 0. */
+    w->fault.item = index == 0 && !w->run.fibers && w->run.loop_item != NULL
+                        ? fpar_local_linear_id(w->run.loop_item)
+                        : index;
     w->fault.from_signal = 1;
     w->fault.addr = info->si_addr;
     w->fault.detail[0] = '\0';
@@ -67,8 +72,8 @@ int fpar__fault_thread_init(fpar__worker *w) {
 
   if (size < (size_t)SIGSTKSZ)
     size = (size_t)SIGSTKSZ;
-  p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-           -1, 0);
+  p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+           0);
   if (p == MAP_FAILED)
     return FPAR_ENOMEM;
   ss.ss_sp = p;

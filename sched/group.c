@@ -15,7 +15,6 @@
  * later arrival must have done the same, else the group fails with a
  * message instead of hanging.
  */
-#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -57,25 +56,15 @@ static void fpar__item_set_local(fpar_item *it, const size_t local[3],
   it->row_linear = range[0] * (local[1] + range[1] * local[2]);
 }
 
-/* Work-item 0 and every fiber enter the kernel through this one call site,
- * so that a kernel ending in a tail call of fpar_barrier shows the same
- * barrier call site in all its work-items. */
-static __attribute__((noinline)) void fpar__call_kernel(const fpar__launch *l,
-                                                        fpar_item *it) {
-  l->kernel(it, l->args);
-  __asm__ volatile("" ::: "memory"); /* keeps the call from being a jump */
-}
-
 static _Noreturn __attribute__((noinline, cold)) void
 fpar__exit_mismatch(fpar__worker *w, size_t i) {
-  char items[64], site[160];
+  char items[64];
 
-  fpar__describe_items(items, sizeof items, 0, i - 1);
-  fpar__describe_site(site, sizeof site, w->run.site);
+  fpar__describe_items(items, sizeof items, 0, i - 1, "waits", "wait");
   fpar__group_abort(w, FPAR_EDIVERGENCE, i,
-                    "work-item %zu returned from the kernel while %s wait at "
-                    "the barrier called from %s",
-                    i, items, site);
+                    "work-item %zu returned from the kernel while %s at the "
+                    "barrier at %s",
+                    i, items, fpar__site_name(w->run.site));
 }
 
 /* A work-item's kernel has returned: arrive at the rendezvous as "exit".
@@ -103,7 +92,7 @@ static void fpar__fiber_main(void *arg) {
   fpar__item_begin(&it, w);
   fpar__item_set_local(&it, g->start_id, l->geo.local_range);
   fpar__next_local_id(g->start_id, l->geo.local_range);
-  fpar__call_kernel(l, &it);
+  l->kernel(&it, l->args);
   fpar__item_exit(w);
 }
 
@@ -118,9 +107,9 @@ void fpar__group_promote(fpar__worker *w) {
                       g->size);
   g->ctx[0] = w->runner_ctx;
   for (i = 1; i < g->size; i++)
-    g->ctx[i] = fpar__ctx_make(fpar__stack_lo(&w->stacks, i),
-                               fpar__stack_hi(&w->stacks, i),
-                               fpar__fiber_main, w);
+    g->ctx[i] =
+        fpar__ctx_make(fpar__stack_lo(&w->stacks, i),
+                       fpar__stack_hi(&w->stacks, i), fpar__fiber_main, w);
   g->start_id[0] = g->start_id[1] = g->start_id[2] = 0;
   fpar__next_local_id(g->start_id, l->geo.local_range);
   g->cur = 0;
@@ -128,11 +117,12 @@ void fpar__group_promote(fpar__worker *w) {
 }
 
 /* Work-items 1.. of a group whose work-item 0 returned without reaching a
- * barrier: a plain loop, one indirect call per work-item.  (A barrier
- * reached now is divergence and ends the group.) */
+ * barrier: a plain loop, or one call of the launch's row runner per row.
+ * (A barrier reached now is divergence and ends the group.) */
 static void fpar__run_loop(const fpar__launch *l, fpar_item *it) {
   const size_t *lr = l->geo.local_range;
   fpar_kernel_fn kernel = l->kernel;
+  fpar_row_fn row = l->row;
   void *args = l->args;
   size_t x, y, z, x0 = 1;
 
@@ -144,6 +134,12 @@ static void fpar__run_loop(const fpar__launch *l, fpar_item *it) {
     for (y = 0; y < lr[1]; y++, x0 = 0) {
       it->local_id[1] = y;
       it->row_linear = lr[0] * (y + lr[1] * z);
+      if (row != NULL) {
+        it->local_id[0] = x0;
+        it->local_calls = 0;
+        row(it, args, lr[0]);
+        continue;
+      }
       for (x = x0; x < lr[0]; x++) {
         it->local_id[0] = x;
         if (__builtin_expect(it->local_calls != 0, 0))
@@ -169,11 +165,13 @@ static void fpar__run_group(fpar__worker *w, size_t linear) {
   g->fibers = 0;
   g->num_objects = 0;
   fpar__item_begin(&it, w);
-  fpar__call_kernel(l, &it);
+  g->loop_item = &it;
+  l->kernel(&it, l->args);
   if (g->fibers)
     fpar__item_exit(w);
   else
     fpar__run_loop(l, &it);
+  g->loop_item = NULL;
   fpar__arena_release(&w->arena, g->arena_mark);
 }
 
@@ -203,22 +201,16 @@ void fpar__group_abort(fpar__worker *w, int code, size_t item,
   __builtin_unreachable();
 }
 
-void fpar__describe_items(char *buf, size_t len, size_t first, size_t last) {
+const char fpar__site_exit[] = "(return from the kernel)";
+
+void fpar__describe_items(char *buf, size_t len, size_t first, size_t last,
+                          const char *one, const char *many) {
   if (first == last)
-    snprintf(buf, len, "work-item %zu", first);
+    snprintf(buf, len, "work-item %zu %s", first, one);
   else
-    snprintf(buf, len, "work-items %zu-%zu", first, last);
+    snprintf(buf, len, "work-items %zu-%zu %s", first, last, many);
 }
 
-void fpar__describe_site(char *buf, size_t len, const void *site) {
-  Dl_info info;
-
-  if (dladdr(site, &info) && info.dli_sname != NULL)
-    snprintf(buf, len, "%s+0x%zx", info.dli_sname,
-             (size_t)((const char *)site - (const char *)info.dli_saddr));
-  else if (dladdr(site, &info) && info.dli_fname != NULL)
-    snprintf(buf, len, "%p (%s+0x%zx)", site, info.dli_fname,
-             (size_t)((const char *)site - (const char *)info.dli_fbase));
-  else
-    snprintf(buf, len, "%p", site);
+const char *fpar__site_name(const char *site) {
+  return site != NULL ? site : "(unnamed call site)";
 }

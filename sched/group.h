@@ -41,10 +41,12 @@ _Noreturn void fpar__group_abort(fpar__worker *w, int code, size_t item,
                                  const char *detail, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Write "work-items a-b" / "work-item a" for [first, last] into buf. */
-void fpar__describe_items(char *buf, size_t len, size_t first, size_t last);
+/* Write "work-item a <one>" or "work-items a-b <many>" into buf, e.g.
+ * fpar__describe_items(buf, len, 0, 4, "waits", "wait"). */
+void fpar__describe_items(char *buf, size_t len, size_t first, size_t last,
+                          const char *one, const char *many);
 
-/* Write a code address as "symbol+0xoff" (or the raw address). */
-void fpar__describe_site(char *buf, size_t len, const void *site);
+/* Name a barrier site for a message. */
+const char *fpar__site_name(const char *site);
 
 #endif

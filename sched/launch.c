@@ -7,8 +7,7 @@
 
 fpar__launch *fpar__launch_alloc(unsigned num_workers) {
   size_t size = sizeof(fpar__launch) + num_workers * sizeof(fpar__chunk);
-  fpar__launch *l = aligned_alloc(alignof(fpar__chunk),
-                                  (size + 63) / 64 * 64);
+  fpar__launch *l = aligned_alloc(alignof(fpar__chunk), (size + 63) / 64 * 64);
 
   if (l == NULL)
     return NULL;

@@ -28,6 +28,7 @@ typedef struct fpar_event fpar__launch;
 struct fpar_event {
   /* Set at submission, read-only while the launch runs. */
   fpar_kernel_fn kernel;
+  fpar_row_fn row; /* NULL: work-items of barrier-free groups one by one */
   void *args;
   fpar_nd_geometry geo;
   size_t group_size; /* work-items per group */
@@ -40,15 +41,15 @@ struct fpar_event {
   /* Called by the completing worker after the status is final and before
    * waiters wake. */
   void (*on_complete)(fpar__launch *l);
-  void *owner; /* the queue, for on_complete */
+  void *owner;              /* the queue, for on_complete */
   _Atomic(void *) uv_async; /* uv_async_t to signal on completion */
-  fpar__launch *next; /* scheduler FIFO */
+  fpar__launch *next;       /* scheduler FIFO */
 
   /* Execution state. */
-  atomic_int status;    /* FPAR_QUEUED, FPAR_RUNNING, then final */
-  atomic_int failed;    /* a group faulted; later groups are skipped */
-  int fault_code;       /* set by the failed-flag winner */
-  char *error;          /* its message */
+  atomic_int status; /* FPAR_QUEUED, FPAR_RUNNING, then final */
+  atomic_int failed; /* a group faulted; later groups are skipped */
+  int fault_code;    /* set by the failed-flag winner */
+  char *error;       /* its message */
   atomic_int refs;
   atomic_size_t groups_done;
   uint64_t submit_ns, start_ns, end_ns;

@@ -84,6 +84,7 @@ void *fpar_local_buffer(fpar_item *it, unsigned k) {
     fpar__group_abort(w, FPAR_ELOCALBUF, fpar_local_linear_id(it),
                       "work-item %zu asked for local buffer %u but the "
                       "launch has %u",
-                      fpar_local_linear_id(it), k, w->launch->num_local_buffers);
+                      fpar_local_linear_id(it), k,
+                      w->launch->num_local_buffers);
   return g->local_buffers[k];
 }

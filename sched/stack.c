@@ -17,7 +17,9 @@
 #define FPAR__STACK_DEREGISTER(id) ((void)(id))
 #endif
 
-static size_t fpar__page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+static size_t fpar__page_size(void) {
+  return (size_t)sysconf(_SC_PAGESIZE);
+}
 
 void fpar__stack_pool_init(fpar__stack_pool *p, struct fpar__topo *topo,
                            unsigned worker, size_t stack_size) {

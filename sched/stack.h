@@ -19,16 +19,16 @@ struct fpar__topo;
 #define FPAR__STACKS_PER_SLAB 64
 
 typedef struct fpar__stack_slab {
-  char *base;            /* first guard page */
+  char *base; /* first guard page */
   unsigned valgrind_id[FPAR__STACKS_PER_SLAB];
 } fpar__stack_slab;
 
 typedef struct fpar__stack_pool {
   struct fpar__topo *topo;
-  unsigned worker;       /* whose NUMA node the stacks live on */
-  size_t stack_size;     /* usable bytes, page multiple */
-  size_t stride;         /* guard + stack */
-  size_t count;          /* stacks that exist */
+  unsigned worker;   /* whose NUMA node the stacks live on */
+  size_t stack_size; /* usable bytes, page multiple */
+  size_t stride;     /* guard + stack */
+  size_t count;      /* stacks that exist */
   size_t num_slabs, cap_slabs;
   fpar__stack_slab *slabs;
 } fpar__stack_pool;

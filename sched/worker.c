@@ -10,6 +10,7 @@
  * whose addition completes the count completes the launch and activates the
  * next one.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +33,9 @@ struct fpar__sched {
   uv_thread_t *threads;
 
   uv_mutex_t lock;
-  uv_cond_t work_cond;  /* idle workers sleep here */
-  uv_cond_t done_cond;  /* waiting host threads sleep here */
-  fpar__launch *head;   /* the active launch */
+  uv_cond_t work_cond; /* idle workers sleep here */
+  uv_cond_t done_cond; /* waiting host threads sleep here */
+  fpar__launch *head;  /* the active launch */
   fpar__launch *tail;
   uint64_t next_seq;
   atomic_uint_fast64_t active_seq; /* seq of the head, or of the last one */
@@ -57,6 +58,28 @@ static void fpar__cpu_relax(void) {
 #elif defined(__aarch64__)
   __asm__ volatile("yield");
 #endif
+}
+
+/* A bounded spin: pause, and every 256 steps check the clock and give the
+ * core to any other runnable thread on it (with one worker per core, a
+ * host thread waiting for its launch shares a core with a spinning
+ * worker).  fpar__spin_step() returns 0 once spin_us have passed. */
+typedef struct fpar__spin {
+  unsigned steps;
+  uint64_t deadline;
+} fpar__spin;
+
+static int fpar__spin_step(fpar__spin *sp, unsigned spin_us) {
+  if ((++sp->steps & 255) == 0) {
+    uint64_t now = fpar__now_ns();
+    if (sp->deadline == 0)
+      sp->deadline = now + (uint64_t)spin_us * 1000u;
+    else if (now >= sp->deadline)
+      return 0;
+    sched_yield();
+  }
+  fpar__cpu_relax();
+  return 1;
 }
 
 /* The lock guards a few pointer updates at a time, but at the start and
@@ -162,19 +185,11 @@ static void fpar__sched_complete(fpar__sched *s, fpar__launch *l) {
 
 void fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
                       const void *arg) {
-  uint64_t deadline = 0;
-  unsigned spins = 0;
+  fpar__spin spin = {0, 0};
 
-  while (!done(arg)) {
-    if ((++spins & 255) == 0) {
-      uint64_t now = fpar__now_ns();
-      if (deadline == 0)
-        deadline = now + (uint64_t)s->cfg.spin_us * 1000u;
-      else if (now >= deadline)
-        break;
-    }
-    fpar__cpu_relax();
-  }
+  while (!done(arg))
+    if (!fpar__spin_step(&spin, s->cfg.spin_us))
+      break;
   if (done(arg))
     return;
   uv_mutex_lock(&s->lock);
@@ -191,8 +206,7 @@ void fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
  * it; NULL at shutdown.  Spins for spin_us, then sleeps. */
 static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
   fpar__sched *s = w->sched;
-  uint64_t deadline = 0;
-  unsigned spins = 0;
+  fpar__spin spin = {0, 0};
 
   for (;;) {
     if (atomic_load_explicit(&s->active_seq, memory_order_acquire) !=
@@ -212,23 +226,17 @@ static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
     }
     if (s->shutdown)
       return NULL;
-    if ((++spins & 255) == 0) {
-      uint64_t now = fpar__now_ns();
-      if (deadline == 0) {
-        deadline = now + (uint64_t)s->cfg.spin_us * 1000u;
-      } else if (now >= deadline) {
-        uv_mutex_lock(&s->lock);
-        s->sleepers++;
-        while (!s->shutdown && atomic_load_explicit(&s->active_seq,
-                                                    memory_order_relaxed) ==
-                                   w->last_seq)
-          uv_cond_wait(&s->work_cond, &s->lock);
-        s->sleepers--;
-        uv_mutex_unlock(&s->lock);
-        deadline = 0;
-      }
+    if (!fpar__spin_step(&spin, s->cfg.spin_us)) {
+      uv_mutex_lock(&s->lock);
+      s->sleepers++;
+      while (!s->shutdown &&
+             atomic_load_explicit(&s->active_seq, memory_order_relaxed) ==
+                 w->last_seq)
+        uv_cond_wait(&s->work_cond, &s->lock);
+      s->sleepers--;
+      uv_mutex_unlock(&s->lock);
+      spin.deadline = 0;
     }
-    fpar__cpu_relax();
   }
 }
 
@@ -269,9 +277,9 @@ static void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
   fpar__worker_enter(w, l);
   for (;;) {
     w->fault.code = 0;
-    w->runner_ctx = fpar__ctx_make(fpar__stack_lo(&w->stacks, 0),
-                                   fpar__stack_hi(&w->stacks, 0),
-                                   fpar__runner_main, w);
+    w->runner_ctx =
+        fpar__ctx_make(fpar__stack_lo(&w->stacks, 0),
+                       fpar__stack_hi(&w->stacks, 0), fpar__runner_main, w);
     fpar__ctx_switch(&w->sched_ctx, w->runner_ctx);
     if (w->fault.code == 0)
       break;
@@ -289,10 +297,9 @@ static void fpar__worker_leave(fpar__worker *w, fpar__launch *l) {
   size_t n = w->groups_done;
 
   w->groups_done = 0;
-  if (n != 0 && atomic_fetch_add_explicit(&l->groups_done, n,
-                                          memory_order_acq_rel) +
-                        n ==
-                    l->num_groups)
+  if (n != 0 &&
+      atomic_fetch_add_explicit(&l->groups_done, n, memory_order_acq_rel) + n ==
+          l->num_groups)
     fpar__sched_complete(w->sched, l);
   fpar__launch_unref(l);
 }

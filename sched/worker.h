@@ -26,29 +26,31 @@ typedef struct fpar__local_obj {
  * local-id order, so the running one's id is also the number of work-items
  * that have arrived before it. */
 typedef struct fpar__group_run {
-  size_t cur;       /* local linear id of the running work-item */
-  size_t size;      /* work-items in the group */
-  const void *site; /* what the rendezvous' first arrival did */
-  void **ctx;       /* ctx[i]: saved context of work-item i; 2 spare slots */
-  int fibers;       /* 1 once promoted from a loop to fibers */
-  int shared_fpenv; /* fibers switch without the FPU control words */
+  size_t cur;         /* local linear id of the running work-item */
+  size_t size;        /* work-items in the group */
+  const char *site;   /* what the rendezvous' first arrival did */
+  void **ctx;         /* ctx[i]: saved context of work-item i; 2 spare slots */
+  int fibers;         /* 1 once promoted from a loop to fibers */
+  int shared_fpenv;   /* fibers switch without the FPU control words */
   size_t start_id[3]; /* local id of the next fiber to start */
   size_t group_id[3];
   void *local_buffers[FPAR_MAX_LOCAL_BUFFERS];
+  const fpar_item *loop_item; /* the item a barrier-free group runs */
   fpar__local_obj *objects;
   unsigned num_objects, cap_objects;
   size_t arena_mark; /* arena level at group start */
 } fpar__group_run;
 
 /* Rendezvous value of work-items that returned from the kernel. */
-#define FPAR__SITE_EXIT ((const void *)1)
+extern const char fpar__site_exit[];
+#define FPAR__SITE_EXIT fpar__site_exit
 
 /* A fault that ends the running group. */
 typedef struct fpar__fault {
-  int code;           /* 0 when there is none */
-  size_t item;        /* local linear id of the faulting work-item */
-  int from_signal;    /* raised by the SIGSEGV handler */
-  const void *addr;   /* faulting address, for signals */
+  int code;         /* 0 when there is none */
+  size_t item;      /* local linear id of the faulting work-item */
+  int from_signal;  /* raised by the SIGSEGV handler */
+  const void *addr; /* faulting address, for signals */
   char detail[384];
 } fpar__fault;
 

@@ -207,16 +207,16 @@ static void transpose_tile_kernel(fpar_item *it, void *p) {
  * checks out[x][y][z] == in[z][y][x]. */
 static void check_transpose(fpar_range global, fpar_range local) {
   size_t nx = global.size[0], ny = global.size[1], nz = global.size[2];
-  size_t n = nx * ny * nz, x, y, z;
+  size_t n = nx * ny * nz, i, x, y, z;
   uint32_t *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
   transpose_args args = {in, out};
   fpar_test_env e;
 
   ck_assert_ptr_nonnull(in);
   ck_assert_ptr_nonnull(out);
-  for (x = 0; x < n; x++) {
-    in[x] = (uint32_t)(x * 2654435761u);
-    out[x] = 0xdeadbeef;
+  for (i = 0; i < n; i++) {
+    in[i] = (uint32_t)(i * 2654435761u);
+    out[i] = 0xdeadbeef;
   }
   fpar_test_env_init(&e, 2);
   run_launch(&e, global, local, transpose_tile_kernel, &args);
@@ -285,9 +285,8 @@ END_TEST
 /* Rotates the group's values one work-item to the left.  The barriers are
  * in this function, not in the kernel: every work-item calls it from the
  * same call site, so they all meet at the same barriers. */
-static __attribute__((noinline)) uint64_t rotate_left(fpar_item *it,
-                                                       uint64_t *tmp,
-                                                       uint64_t v) {
+static __attribute__((noinline)) uint64_t
+rotate_left(fpar_item *it, uint64_t *tmp, uint64_t v) {
   size_t lid = fpar_local_id(it, 0), n = fpar_local_range(it, 0);
 
   tmp[lid] = v;
@@ -419,8 +418,8 @@ END_TEST
 /* ---- Floating-point control state -------------------------------------- */
 
 typedef struct rounding_args {
-  int *mode_kept;   /* per work-item: its rounding mode survived barriers */
-  float *third;     /* per work-item: 1/3 computed after the barrier */
+  int *mode_kept; /* per work-item: its rounding mode survived barriers */
+  float *third;   /* per work-item: 1/3 computed after the barrier */
 } rounding_args;
 
 /* 1.0f / 3.0f in the current rounding mode; volatile operands keep the
@@ -516,4 +515,6 @@ static Suite *barrier_suite(void) {
   return s;
 }
 
-int main(void) { return fpar_test_run(barrier_suite()); }
+int main(void) {
+  return fpar_test_run(barrier_suite());
+}

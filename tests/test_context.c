@@ -190,9 +190,8 @@ END_TEST
 /* Twelve values live across every call to yield: more than there are
  * callee-saved registers, so some live in them and the rest in the stack
  * frame.  A switch that lost either changes the result. */
-static __attribute__((noinline)) uint64_t mix_with_yields(uint64_t seed,
-                                                          unsigned rounds,
-                                                          void (*yield)(void)) {
+static __attribute__((noinline)) uint64_t
+mix_with_yields(uint64_t seed, unsigned rounds, void (*yield)(void)) {
   uint64_t a = seed, b = seed ^ 0x9e3779b97f4a7c15u, c = seed * 3,
            d = seed + 17, e = ~seed, f = seed << 7, g = seed >> 3,
            h = seed * 0xbf58476d1ce4e5b9u, i = seed ^ 0x94d049bb133111ebu,
@@ -252,7 +251,9 @@ static void clobber_entry(void *arg) {
   }
 }
 
-static void yield_to_clobberer(void) { cs.sw(cs.yield_save, cs.clobber_ctx); }
+static void yield_to_clobberer(void) {
+  cs.sw(cs.yield_save, cs.clobber_ctx);
+}
 
 /* A made context runs the mix, yielding to the clobberer, and hands its
  * result back to the main context. */
@@ -272,10 +273,10 @@ START_TEST(test_callee_saved_registers_survive) {
   memset(&cs, 0, sizeof cs);
   cs.sw = switches[_i].fn;
   ck_assert_int_eq(fpar__ctx_self_init(&cs.main_ctx), 0);
-  cs.clobber_ctx = fpar__ctx_make(s.lo, s.lo + TEST_STACK_SIZE, clobber_entry,
-                                  NULL);
-  cs.worker_ctx = fpar__ctx_make(s.lo + TEST_STACK_SIZE, s.hi, worker_entry,
-                                 NULL);
+  cs.clobber_ctx =
+      fpar__ctx_make(s.lo, s.lo + TEST_STACK_SIZE, clobber_entry, NULL);
+  cs.worker_ctx =
+      fpar__ctx_make(s.lo + TEST_STACK_SIZE, s.hi, worker_entry, NULL);
   /* The thread's own context yields... */
   cs.yield_save = &cs.main_ctx;
   ck_assert_uint_eq(mix_with_yields(7, 200, yield_to_clobberer), want_main);
@@ -313,7 +314,7 @@ enum { ROUND_BY_FESETROUND, ROUND_BY_MXCSR };
 typedef struct rounding_state {
   void *main_ctx, *fiber_ctx;
   int how;
-  float up, nearest; /* -1/3 rounded each way */
+  float up, nearest;       /* -1/3 rounded each way */
   unsigned resumed, right; /* the fiber's resumptions and good checks */
 } rounding_state;
 
@@ -525,8 +526,7 @@ static Suite *context_suite(void) {
   suite_add_tcase(s, tc);
 
   tc = fpar_test_case("registers");
-  tcase_add_loop_test(tc, test_callee_saved_registers_survive, 0,
-                      NUM_SWITCHES);
+  tcase_add_loop_test(tc, test_callee_saved_registers_survive, 0, NUM_SWITCHES);
   suite_add_tcase(s, tc);
 
   tc = fpar_test_case("fp_state");
@@ -542,4 +542,6 @@ static Suite *context_suite(void) {
   return s;
 }
 
-int main(void) { return fpar_test_run(context_suite()); }
+int main(void) {
+  return fpar_test_run(context_suite());
+}

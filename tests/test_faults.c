@@ -20,10 +20,10 @@
 #define FAULT_GROUP 8
 
 typedef struct fault_args {
-  size_t depth;        /* recursion depth that overflows a fiber stack */
-  size_t arena;        /* bytes of a worker's local-memory arena */
-  size_t bad_group;    /* the group that faults, in multi-group launches */
-  uint64_t *out;       /* per work-item, for the groups that behave */
+  size_t depth;     /* recursion depth that overflows a fiber stack */
+  size_t arena;     /* bytes of a worker's local-memory arena */
+  size_t bad_group; /* the group that faults, in multi-group launches */
+  uint64_t *out;    /* per work-item, for the groups that behave */
 } fault_args;
 
 /* Arguments of a launch that faults, filled from the runtime's limits. */
@@ -93,7 +93,9 @@ typedef struct good_args {
   int want_two_workers;
 } good_args;
 
-static uint64_t good_input(size_t i) { return i * 0x9e3779b97f4a7c15u + 1; }
+static uint64_t good_input(size_t i) {
+  return i * 0x9e3779b97f4a7c15u + 1;
+}
 
 static uint64_t now_ms(void) {
   struct timespec t;
@@ -166,7 +168,7 @@ static void check_queue_still_works(fpar_test_env *e) {
                   "only one worker ran groups after the fault");
 }
 
-/* ---- Barrier divergence --------------------------------------------------- */
+/* ---- Barrier divergence -------------------------------------------------- */
 
 /* Work-item 0 returns at once; the others wait at a barrier. */
 static void item0_skips_barrier_kernel(fpar_item *it, void *p) {
@@ -227,8 +229,7 @@ START_TEST(test_item5_returns_others_wait) {
   fpar_test_env_init(&e, 2);
   a = fault_args_for(&e, out);
   d = fault_desc("item5_returns_early", item5_returns_early_kernel, &a);
-  expect_fault(&e, &d, FPAR_EDIVERGENCE,
-               (const char *[]){"work-item 5", NULL});
+  expect_fault(&e, &d, FPAR_EDIVERGENCE, (const char *[]){"work-item 5", NULL});
   check_queue_still_works(&e);
   fpar_test_env_fini(&e);
 }
@@ -253,8 +254,8 @@ END_TEST
 
 /* Recursion whose frames all stay live: each frame hands its 1 KiB array
  * to the next, so the compiler can neither drop nor reuse them. */
-static __attribute__((noinline)) size_t recurse_deep(
-    volatile unsigned char *parent, size_t depth) {
+static __attribute__((noinline)) size_t
+recurse_deep(volatile unsigned char *parent, size_t depth) {
   volatile unsigned char frame[1024];
 
   frame[0] = (unsigned char)(parent[0] + 1);
@@ -355,8 +356,7 @@ static void oversized_object_kernel(fpar_item *it, void *p) {
 /* Work-item 3 asks for a bigger object 0 than the others. */
 static void disagreeing_object_kernel(fpar_item *it, void *p) {
   size_t lid = fpar_local_linear_id(it);
-  unsigned char *obj =
-      fpar_group_local_memory(it, lid == 3 ? 72 : 64, 0);
+  unsigned char *obj = fpar_group_local_memory(it, lid == 3 ? 72 : 64, 0);
 
   (void)p;
   obj[lid] = 1;
@@ -395,8 +395,7 @@ START_TEST(test_group_local_size_disagreement) {
   fpar_test_env_init(&e, 2);
   a = fault_args_for(&e, out);
   d = fault_desc("disagreeing_object", disagreeing_object_kernel, &a);
-  expect_fault(&e, &d, FPAR_EGROUPLOCAL,
-               (const char *[]){"work-item 3", NULL});
+  expect_fault(&e, &d, FPAR_EGROUPLOCAL, (const char *[]){"work-item 3", NULL});
   check_queue_still_works(&e);
   fpar_test_env_fini(&e);
 }
@@ -448,7 +447,7 @@ START_TEST(test_local_buffers_over_arena) {
 }
 END_TEST
 
-/* ---- A fault among good groups --------------------------------------------- */
+/* ---- A fault among good groups ------------------------------------------- */
 
 /* Group bad_group diverges (its work-item 0 skips the barrier); every other
  * group reverses its values through group-local memory. */
@@ -551,4 +550,6 @@ static Suite *faults_suite(void) {
   return s;
 }
 
-int main(void) { return fpar_test_run(faults_suite()); }
+int main(void) {
+  return fpar_test_run(faults_suite());
+}

@@ -58,8 +58,7 @@ static void record_object_kernel(fpar_item *it, void *p) {
 
   if (a->use_barrier)
     fpar_barrier(it);
-  a->ptr[fpar_global_id(it, 0)] =
-      (uintptr_t)fpar_group_local_memory(it, 24, 0);
+  a->ptr[fpar_global_id(it, 0)] = (uintptr_t)fpar_group_local_memory(it, 24, 0);
 }
 
 START_TEST(test_same_object_for_all_items) {
@@ -89,8 +88,8 @@ END_TEST
 #define ZERO_BYTES 512
 
 typedef struct zero_args {
-  int *saw_zero;   /* per work-item: the object was all zero at first */
-  uintptr_t *ptr;  /* per group: the object's address */
+  int *saw_zero;  /* per work-item: the object was all zero at first */
+  uintptr_t *ptr; /* per group: the object's address */
 } zero_args;
 
 /* Every work-item checks the fresh object before anyone writes to it, then
@@ -190,19 +189,20 @@ START_TEST(test_distinct_objects_per_call) {
   fpar_test_env_init(&e, 2);
   run_launch(&e, fpar_range1(N), fpar_range1(L), three_objects_kernel, &args);
   for (i = 0; i < N; i++) {
-    const uintptr_t *mine = &ptr[i * OBJECTS], *first = &ptr[i / L * L * OBJECTS];
+    const uintptr_t *mine = &ptr[i * OBJECTS],
+                    *first = &ptr[i / L * L * OBJECTS];
     ck_assert_msg(intact[i], "work-item %zu saw an object overwritten", i);
     for (k = 0; k < OBJECTS; k++) {
       size_t align = object_align[k] ? object_align[k] : 16;
       ck_assert_msg(mine[k] == first[k],
-                    "work-item %zu got another object %zu than work-item 0",
-                    i, k);
+                    "work-item %zu got another object %zu than work-item 0", i,
+                    k);
       ck_assert_msg(mine[k] % align == 0, "object %zu is not %zu-aligned", k,
                     align);
       for (j = k + 1; j < OBJECTS; j++)
-        ck_assert_msg(!ranges_overlap(mine[k], object_size[k], mine[j],
-                                      object_size[j]),
-                      "objects %zu and %zu overlap", k, j);
+        ck_assert_msg(
+            !ranges_overlap(mine[k], object_size[k], mine[j], object_size[j]),
+            "objects %zu and %zu overlap", k, j);
     }
   }
   fpar_test_env_fini(&e);
@@ -283,8 +283,8 @@ START_TEST(test_concurrent_groups_get_distinct_memory) {
   fpar_test_env e;
 
   fpar_test_env_init(&e, 2);
-  run_launch(&e, fpar_range1(L * GROUPS), fpar_range1(L),
-             private_object_kernel, &args);
+  run_launch(&e, fpar_range1(L * GROUPS), fpar_range1(L), private_object_kernel,
+             &args);
   for (g = 0; g < GROUPS; g++)
     ck_assert_msg(foreign[g] == 0, "group %zu saw %zu foreign values", g,
                   foreign[g]);
@@ -306,8 +306,7 @@ static void swap_pairs_kernel(fpar_item *it, void *p) {
   swap_args *a = p;
   size_t lid = fpar_local_id(it, 0), n = fpar_local_range(it, 0);
   size_t gid = fpar_global_id(it, 0);
-  uint32_t *tmp = fpar_group_local_memory_for_overwrite(it, n * sizeof *tmp,
-                                                        0);
+  uint32_t *tmp = fpar_group_local_memory_for_overwrite(it, n * sizeof *tmp, 0);
 
   a->ptr[gid] = (uintptr_t)tmp;
   tmp[lid] = a->in[gid];
@@ -349,8 +348,8 @@ typedef struct sycl_args {
 /* int[64] per group of 32, as in sycl's group_local_memory<int[64]>. */
 static void sycl_seed_kernel(fpar_item *it, void *p) {
   sycl_args *a = p;
-  int *ref = fpar_group_local_memory(it, 2 * SYCL_WG * sizeof(int),
-                                     _Alignof(int));
+  int *ref =
+      fpar_group_local_memory(it, 2 * SYCL_WG * sizeof(int), _Alignof(int));
   size_t lid = fpar_local_linear_id(it), gid = fpar_global_linear_id(it);
 
   ref[2 * lid] = 42;
@@ -371,8 +370,7 @@ START_TEST(test_sycl_group_local_memory_example) {
   memset(odd, 0xff, sizeof odd);
   memset(mid, 0xff, sizeof mid);
   fpar_test_env_init(&e, 2);
-  run_launch(&e, fpar_range1(N), fpar_range1(SYCL_WG), sycl_seed_kernel,
-             &args);
+  run_launch(&e, fpar_range1(N), fpar_range1(SYCL_WG), sycl_seed_kernel, &args);
   for (i = 0; i < N; i++) {
     ck_assert_int_eq(even[i], 42);
     ck_assert_int_eq(odd[i], 0);
@@ -535,4 +533,6 @@ static Suite *local_suite(void) {
   return s;
 }
 
-int main(void) { return fpar_test_run(local_suite()); }
+int main(void) {
+  return fpar_test_run(local_suite());
+}

@@ -63,6 +63,9 @@ static void record_kernel(fpar_item *it, void *args) {
   atomic_fetch_add(&r->visits, 1);
 }
 
+/* The same kernel with its row loop compiled here (FPAR_DEFINE_ROW). */
+FPAR_DEFINE_ROW(record_row, record_kernel)
+
 /* Extent of range r in dimension d, 1 beyond its dimensions. */
 static size_t extent(fpar_range r, unsigned d) {
   return d < r.dims ? r.size[d] : 1;
@@ -81,10 +84,12 @@ static void expect_eq(size_t got, size_t want, const char *what, size_t idx,
                  got, want);
 }
 
-/* Launch record_kernel over global in groups of local; on return every
- * work-item has been recorded. */
+/* Launch record_kernel over global in groups of local, through the row
+ * runner record_row when row is set; on return every work-item has been
+ * recorded. */
 static item_record *run_records(fpar_queue *q, fpar_range global,
-                                fpar_range local) {
+                                fpar_range local, int row) {
+  fpar_launch_desc d;
   record_args a;
   fpar_event *ev;
 
@@ -92,8 +97,13 @@ static item_record *run_records(fpar_queue *q, fpar_range global,
   a.records = calloc(a.count, sizeof *a.records);
   ck_assert_ptr_nonnull(a.records);
   atomic_init(&a.out_of_bounds, 0);
-  ck_assert_fpar_ok(
-      fpar_parallel_for(q, global, local, record_kernel, &a, &ev));
+  fpar_launch_desc_init(&d);
+  d.kernel = record_kernel;
+  d.row = row ? record_row : NULL;
+  d.args = &a;
+  d.global = global;
+  d.local = local;
+  ck_assert_fpar_ok(fpar_launch(q, &d, &ev));
   ck_assert_fpar_ok(fpar_event_wait(ev));
   ck_assert_int_eq(fpar_event_status(ev), FPAR_COMPLETE);
   fpar_event_release(ev);
@@ -156,10 +166,13 @@ static void verify_records(const item_record *records, fpar_range global,
 /* Run a launch with an explicit local range and check every work-item. */
 static void check_nd_range(fpar_queue *q, fpar_range global, fpar_range local) {
   size_t l[3] = {extent(local, 0), extent(local, 1), extent(local, 2)};
-  item_record *records = run_records(q, global, local);
+  int row;
 
-  verify_records(records, global, l);
-  free(records);
+  for (row = 0; row < 2; row++) {
+    item_record *records = run_records(q, global, local, row);
+    verify_records(records, global, l);
+    free(records);
+  }
 }
 
 /* Run a launch whose local range the runtime chooses (local_arg is
@@ -167,7 +180,7 @@ static void check_nd_range(fpar_queue *q, fpar_range global, fpar_range local) {
  * max_group is the runtime's group-size limit. */
 static void check_auto_local(fpar_queue *q, fpar_range global,
                              fpar_range local_arg, size_t max_group) {
-  item_record *records = run_records(q, global, local_arg);
+  item_record *records = run_records(q, global, local_arg, 0);
   size_t chosen[3], items = 1;
   unsigned d;
 
@@ -188,6 +201,28 @@ static void check_auto_local(fpar_queue *q, fpar_range global,
   free(records);
 }
 
+/* With a row runner the runtime picks larger barrier-free groups (up to
+ * 4096 work-items), still dividing the global range. */
+START_TEST(test_auto_local_with_row_runner) {
+  fpar_test_env e;
+  item_record *records;
+  size_t chosen[3], items = 1;
+  unsigned d;
+
+  fpar_test_env_init(&e, 2);
+  records = run_records(e.q, fpar_range2(1 << 12, 24), FPAR_LOCAL_AUTO, 1);
+  for (d = 0; d < 3; d++) {
+    chosen[d] = records[0].local_range[d];
+    items *= chosen[d];
+  }
+  ck_assert_uint_gt(items, AUTO_GROUP_MAX);
+  ck_assert_uint_le(items, 4096);
+  verify_records(records, fpar_range2(1 << 12, 24), chosen);
+  free(records);
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 /* ---- Simple kernels ------------------------------------------------------ */
 
 /* Counts the work-items that ran. */
@@ -203,6 +238,30 @@ static void divergent_kernel(fpar_item *it, void *args) {
   if (fpar_local_id(it, 0) == 1)
     fpar_barrier(it);
 }
+FPAR_DEFINE_ROW(divergent_row, divergent_kernel)
+
+/* A row runner does not hide divergence: work-item 1 still fails the
+ * group. */
+START_TEST(test_row_runner_divergence) {
+  fpar_test_env e;
+  fpar_launch_desc d;
+  fpar_event *ev;
+
+  fpar_test_env_init(&e, 0);
+  fpar_launch_desc_init(&d);
+  d.name = "divergent_row";
+  d.kernel = divergent_kernel;
+  d.row = divergent_row;
+  d.global = fpar_range2(16, 4);
+  d.local = fpar_range2(8, 2);
+  ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
+  ck_assert_int_eq(fpar_event_wait(ev), FPAR_EDIVERGENCE);
+  ck_assert_contains(fpar_event_error(ev), "divergent_row");
+  ck_assert_contains(fpar_event_error(ev), "work-item 1 reached the barrier");
+  fpar_event_release(ev);
+  fpar_test_env_fini(&e);
+}
+END_TEST
 
 /* The args a launch description carries, and what its kernel saw. */
 typedef struct args_probe {
@@ -693,12 +752,14 @@ static Suite *ndrange_suite(void) {
   tcase_add_test(tc, test_auto_local_all_zero_ranges);
   tcase_add_test(tc, test_auto_local_prime_global);
   tcase_add_test(tc, test_auto_local_respects_max_group_size);
+  tcase_add_test(tc, test_auto_local_with_row_runner);
   suite_add_tcase(s, tc);
 
   tc = fpar_test_case("launch_desc");
   tcase_add_test(tc, test_launch_desc_init_defaults);
   tcase_add_test(tc, test_launch_desc_passes_args);
   tcase_add_test(tc, test_launch_desc_name_in_fault_message);
+  tcase_add_test(tc, test_row_runner_divergence);
   suite_add_tcase(s, tc);
 
   tc = fpar_test_case("refused");

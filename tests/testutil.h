@@ -13,20 +13,20 @@
 
 /* ck_assert that a libfiberpar call returned 0, printing the code's name
  * and the detail message otherwise. */
-#define ck_assert_fpar_ok(expr)                                               \
-  do {                                                                        \
-    int fpar_rc_ = (expr);                                                    \
-    ck_assert_msg(fpar_rc_ == 0, "%s returned %s: %s", #expr,                 \
-                  fpar_err_name(fpar_rc_), fpar_last_error());                \
+#define ck_assert_fpar_ok(expr)                                                \
+  do {                                                                         \
+    int fpar_rc_ = (expr);                                                     \
+    ck_assert_msg(fpar_rc_ == 0, "%s returned %s: %s", #expr,                  \
+                  fpar_err_name(fpar_rc_), fpar_last_error());                 \
   } while (0)
 
 /* ck_assert that a call returned the error code want. */
-#define ck_assert_fpar_err(expr, want)                                        \
-  do {                                                                        \
-    int fpar_rc_ = (expr);                                                    \
-    ck_assert_msg(fpar_rc_ == (want), "%s returned %s, expected %s (%s)",     \
-                  #expr, fpar_err_name(fpar_rc_), fpar_err_name(want),        \
-                  fpar_last_error());                                         \
+#define ck_assert_fpar_err(expr, want)                                         \
+  do {                                                                         \
+    int fpar_rc_ = (expr);                                                     \
+    ck_assert_msg(fpar_rc_ == (want), "%s returned %s, expected %s (%s)",      \
+                  #expr, fpar_err_name(fpar_rc_), fpar_err_name(want),         \
+                  fpar_last_error());                                          \
   } while (0)
 
 /* A runtime and one queue. */
