@@ -80,13 +80,14 @@ fpar__barrier_slow(fpar_item *it, const char *site) {
   if (g->cur != 0 && !fpar__same_site(g->site, site))
     fpar__barrier_mismatch(w, g->cur, site);
   g->site = site;
-  fpar__group_pass_on(g, &g->ctx[g->cur]);
+  fpar__group_pass_on(w, &g->ctx[g->cur]);
 }
 
 /* The steady state is kept free of calls other than the final switch, so
  * that it needs no stack frame of its own. */
 void fpar_barrier_at(fpar_item *it, const char *site) {
-  fpar__group_run *g = &fpar__self->run;
+  fpar__worker *w = fpar__self;
+  fpar__group_run *g = &w->run;
   size_t cur = g->cur;
 
   if (__builtin_expect(!g->fibers || (cur != 0 && g->site != site), 0)) {
@@ -95,7 +96,7 @@ void fpar_barrier_at(fpar_item *it, const char *site) {
   }
   if (cur == 0)
     g->site = site;
-  fpar__group_pass_on(g, &g->ctx[cur]);
+  fpar__group_pass_on(w, &g->ctx[cur]);
 }
 
 void fpar_barrier(fpar_item *it) {

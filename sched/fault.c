@@ -5,7 +5,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sched/context.h"
 #include "sched/fault.h"
 #include "sched/sync.h"
 
@@ -43,7 +42,7 @@ static void fpar__fault_handler(int sig, siginfo_t *info, void *uctx) {
     w->fault.from_signal = 1;
     w->fault.addr = info->si_addr;
     w->fault.detail[0] = '\0';
-    fpar__ctx_switch(&w->dead_ctx, w->sched_ctx);
+    fpar__worker_to_sched(w);
   }
   fpar__fault_chain(sig, info, uctx);
 }

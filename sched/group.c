@@ -78,7 +78,7 @@ static void fpar__item_exit(fpar__worker *w) {
     g->site = FPAR__SITE_EXIT;
   else if (g->site != FPAR__SITE_EXIT)
     fpar__exit_mismatch(w, i);
-  fpar__group_pass_on(g, i == 0 ? &g->ctx[0] : &w->dead_ctx);
+  fpar__group_pass_on(w, i == 0 ? &g->ctx[0] : &w->dead_ctx);
 }
 
 /* Entry of the fiber of work-items 1..size-1.  Fibers first run in
@@ -89,6 +89,7 @@ static void fpar__fiber_main(void *arg) {
   const fpar__launch *l = w->launch;
   fpar_item it;
 
+  fpar__san_switch_in(NULL, NULL, NULL);
   fpar__item_begin(&it, w);
   fpar__item_set_local(&it, g->start_id, l->geo.local_range);
   fpar__next_local_id(g->start_id, l->geo.local_range);
@@ -106,10 +107,12 @@ void fpar__group_promote(fpar__worker *w) {
                       "no memory for the fiber stacks of %zu work-items",
                       g->size);
   g->ctx[0] = w->runner_ctx;
-  for (i = 1; i < g->size; i++)
+  for (i = 1; i < g->size; i++) {
+    fpar__san_clean_stack(fpar__stack_lo(&w->stacks, i), w->stacks.stack_size);
     g->ctx[i] =
         fpar__ctx_make(fpar__stack_lo(&w->stacks, i),
                        fpar__stack_hi(&w->stacks, i), fpar__fiber_main, w);
+  }
   g->start_id[0] = g->start_id[1] = g->start_id[2] = 0;
   fpar__next_local_id(g->start_id, l->geo.local_range);
   g->cur = 0;
@@ -179,12 +182,13 @@ void fpar__runner_main(void *arg) {
   fpar__worker *w = arg;
   size_t group;
 
+  fpar__san_switch_in(NULL, &w->thread_stack_lo, &w->thread_stack_size);
   while (fpar__worker_claim(w, &group)) {
     if (!atomic_load_explicit(&w->launch->failed, memory_order_relaxed))
       fpar__run_group(w, group);
     w->groups_done++;
   }
-  fpar__ctx_switch(&w->dead_ctx, w->sched_ctx);
+  fpar__worker_to_sched(w);
 }
 
 void fpar__group_abort(fpar__worker *w, int code, size_t item,
@@ -197,8 +201,7 @@ void fpar__group_abort(fpar__worker *w, int code, size_t item,
   va_start(ap, detail);
   vsnprintf(w->fault.detail, sizeof w->fault.detail, detail, ap);
   va_end(ap);
-  fpar__ctx_switch(&w->dead_ctx, w->sched_ctx);
-  __builtin_unreachable();
+  fpar__worker_to_sched(w);
 }
 
 const char fpar__site_exit[] = "(return from the kernel)";

@@ -5,6 +5,7 @@
 #define FPAR_SCHED_GROUP_H
 
 #include "sched/context.h"
+#include "sched/sanitizer.h"
 #include "sched/worker.h"
 
 /* The running work-item has arrived at the rendezvous: save its context in
@@ -13,18 +14,23 @@
  * work-item runs, the saved frame of the one after it is fetched into the
  * cache: with a thousand fibers the frames no longer fit in L1.  (Past the
  * end of the group the prefetch reads a spare slot: harmless.) */
-static inline void fpar__group_pass_on(fpar__group_run *g, void **save) {
+static inline void fpar__group_pass_on(fpar__worker *w, void **save) {
+  fpar__group_run *g = &w->run;
   size_t cur = g->cur, next = cur + 1 == g->size ? 0 : cur + 1;
   const char *frame;
+  void *fake;
 
   g->cur = next;
   frame = g->ctx[cur + 2];
   __builtin_prefetch(frame);
   __builtin_prefetch(frame + 64);
+  fpar__san_switch_out(save == &w->dead_ctx ? NULL : &fake,
+                       fpar__stack_lo(&w->stacks, next), w->stacks.stack_size);
   if (g->shared_fpenv)
     fpar__ctx_switch_shared_fpenv(save, g->ctx[next]);
   else
     fpar__ctx_switch(save, g->ctx[next]);
+  fpar__san_switch_in(fake, NULL, NULL);
 }
 
 /* Entry of the runner fiber (arg: the worker): claims and runs groups

@@ -19,6 +19,7 @@
 #include "sched/context.h"
 #include "sched/fault.h"
 #include "sched/group.h"
+#include "sched/sanitizer.h"
 #include "sched/sched.h"
 #include "sched/sync.h"
 #include "sched/topo.h"
@@ -273,14 +274,26 @@ static void fpar__worker_enter(fpar__worker *w, fpar__launch *l) {
   w->run.arena_mark = fpar__arena_mark(&w->arena);
 }
 
+void fpar__worker_to_sched(fpar__worker *w) {
+  fpar__san_switch_out(NULL, w->thread_stack_lo, w->thread_stack_size);
+  fpar__ctx_switch(&w->dead_ctx, w->sched_ctx);
+  __builtin_unreachable();
+}
+
 static void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
+  char *lo = fpar__stack_lo(&w->stacks, 0);
+  size_t size = w->stacks.stack_size;
+
   fpar__worker_enter(w, l);
   for (;;) {
+    void *fake;
     w->fault.code = 0;
+    fpar__san_clean_stack(lo, size);
     w->runner_ctx =
-        fpar__ctx_make(fpar__stack_lo(&w->stacks, 0),
-                       fpar__stack_hi(&w->stacks, 0), fpar__runner_main, w);
+        fpar__ctx_make(lo, fpar__stack_hi(&w->stacks, 0), fpar__runner_main, w);
+    fpar__san_switch_out(&fake, lo, size);
     fpar__ctx_switch(&w->sched_ctx, w->runner_ctx);
+    fpar__san_switch_in(fake, NULL, NULL);
     if (w->fault.code == 0)
       break;
     /* The runner and the group's fibers are abandoned where they stand;

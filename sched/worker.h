@@ -69,6 +69,8 @@ typedef struct fpar__worker {
   fpar__fault fault;
   void *altstack;
   size_t altstack_size;
+  const void *thread_stack_lo; /* the scheduler's stack, for sanitizers */
+  size_t thread_stack_size;
 } fpar__worker;
 
 /* fpar_barrier() finds the worker from the run state it is handed. */
@@ -78,6 +80,9 @@ _Static_assert(offsetof(fpar__worker, run) == 0,
 /* The worker running on this thread, NULL on other threads. */
 extern __thread fpar__worker *fpar__self
     __attribute__((tls_model("initial-exec")));
+
+/* Leave the running fiber for good and resume the scheduler. */
+_Noreturn void fpar__worker_to_sched(fpar__worker *w);
 
 /* Take the next group of the worker's launch: from its own chunk, else
  * from another worker's.  Returns 1 and the linear group id, or 0. */
