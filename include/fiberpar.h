@@ -146,6 +146,10 @@ typedef struct fpar_runtime_opts {
   unsigned spin_us;
   /** Floating-point control state across barriers (FIBERPAR_FPENV). */
   fpar_fpenv fpenv;
+  /** Items per sub-group of fpar_distribute_groups() and of hierarchical
+   *  groups of FPAR_LOCAL_AUTO size; 0 = the CPU's single-precision SIMD
+   *  width (16 with AVX-512, 8 with AVX, 4 with SSE or NEON). */
+  unsigned subgroup_size;
 } fpar_runtime_opts;
 
 /** A runtime: the worker threads and their memory. */
@@ -197,6 +201,14 @@ FPAR_EXTERN size_t fpar_runtime_local_mem_size(const fpar_runtime *rt);
  * \return the stack size in bytes.
  */
 FPAR_EXTERN size_t fpar_runtime_stack_size(const fpar_runtime *rt);
+
+/**
+ * \brief Items per sub-group when groups are split (see
+ *        fpar_distribute_groups()).
+ * \param rt the runtime.
+ * \return the sub-group size.
+ */
+FPAR_EXTERN unsigned fpar_runtime_subgroup_size(const fpar_runtime *rt);
 
 /**
  * \brief Largest number of work-items in one work-group.
@@ -502,6 +514,14 @@ typedef void (*fpar_row_fn)(fpar_item *it, void *args, size_t x_end);
     }                                                                          \
   }
 
+/** A group of scoped or hierarchical parallelism (see
+ *  <fiberpar/scoped.h>). */
+typedef struct fpar_group fpar_group;
+/** A work group's function (the kernel of fpar_parallel() and
+ *  fpar_parallel_for_work_group()), also the body of
+ *  fpar_distribute_groups(). */
+typedef void (*fpar_group_fn)(fpar_group *g, void *args);
+
 /** A launch-time local buffer: bytes + bytes_per_item * work-group size
  *  bytes per group, so Aparapi's LocalFloatBuffer(12) is
  *  {0, 12 * sizeof(float), 0}. */
@@ -514,11 +534,17 @@ typedef struct fpar_local_buffer_desc {
 /** Most launch-time local buffers one launch may have. */
 #define FPAR_MAX_LOCAL_BUFFERS 16
 
-/** A full launch description. */
+/** A full launch description.  Exactly one of kernel, scoped and
+ *  hierarchical is set.  For a kernel, global and local are the nd_range;
+ *  for a scoped or hierarchical group function, global is the number of
+ *  work groups and local the group size (logical items for scoped groups,
+ *  physical work-items or FPAR_LOCAL_AUTO for hierarchical ones). */
 typedef struct fpar_launch_desc {
   const char *name; /**< kernel name for messages (copied); may be NULL */
   fpar_kernel_fn kernel;
   fpar_row_fn row; /**< FPAR_DEFINE_ROW runner of kernel, or NULL */
+  fpar_group_fn scoped;       /**< group function of fpar_parallel() */
+  fpar_group_fn hierarchical; /**< of fpar_parallel_for_work_group() */
   void *args;
   fpar_range global;
   fpar_range local; /**< FPAR_LOCAL_AUTO lets the runtime choose */
@@ -562,4 +588,7 @@ FPAR_EXTERN int fpar_parallel_for(fpar_queue *q, fpar_range global,
 #ifdef __cplusplus
 }
 #endif
+
+#include <fiberpar/scoped.h>
+
 #endif /* FIBERPAR_H */

@@ -1,10 +1,18 @@
 /* launch.c - nd_range launches: checking a description and submitting it. */
-#include <stdio.h>
 #include <string.h>
 
 #include "lib/error.h"
 #include "lib/internal.h"
 #include "lib/range.h"
+
+/* Copy as much of src as fits (snprintf costs a tenth of an empty
+ * launch). */
+static void fpar__copy_name(char *dst, size_t size, const char *src) {
+  size_t n = strnlen(src, size - 1);
+
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}
 
 void fpar_launch_desc_init(fpar_launch_desc *d) {
   memset(d, 0, sizeof *d);
@@ -65,39 +73,103 @@ static void fpar__launch_geometry(fpar__launch *l, const fpar_range *g,
       l->geo.group_range[0] * l->geo.group_range[1] * l->geo.group_range[2];
 }
 
+/* Work groups of a scoped or hierarchical launch: d->global is the number
+ * of groups, d->local their size.  Fills global (all logical items) and
+ * local. */
+static int fpar__launch_group_shape(const fpar_launch_desc *d,
+                                    const fpar__sched_config *cfg,
+                                    fpar_range *global, fpar_range *local) {
+  fpar_range groups = d->global;
+  size_t items = 1;
+  unsigned k, n = d->local.dims >= 1 && d->local.dims <= 3 ? d->local.dims : 3;
+  int err;
+
+  *local = d->local;
+  if ((err = fpar__range_check(&groups, "the number of groups")) != 0)
+    return err;
+  for (k = 0; k < n && local->size[k] == 0; k++)
+    ;
+  if (k == n && d->hierarchical != NULL) /* the runtime's choice */
+    *local = fpar_range3(cfg->subgroup_size, 1, 1);
+  local->dims = groups.dims;
+  if (d->local.dims != groups.dims && k != n)
+    return fpar__set_error(FPAR_EDIM,
+                           "the group size has %u dimensions but the number "
+                           "of groups has %u",
+                           d->local.dims, groups.dims);
+  if ((err = fpar__range_check(local, "the group size")) != 0)
+    return err;
+  *global = groups;
+  for (k = 0; k < 3; k++)
+    if (__builtin_mul_overflow(groups.size[k], local->size[k],
+                               &global->size[k]) ||
+        __builtin_mul_overflow(items, global->size[k], &items))
+      return fpar__set_error(FPAR_EINVAL,
+                             "the launch has more than SIZE_MAX items");
+  return 0;
+}
+
+/* Which of kernel, scoped and hierarchical the description sets. */
+static int fpar__launch_model(const fpar_launch_desc *d, fpar__model *model) {
+  int set = (d->kernel != NULL) + (d->scoped != NULL) +
+            (d->hierarchical != NULL);
+
+  if (set == 0)
+    return fpar__set_error(FPAR_ENULLKERNEL, "kernel '%s' is a NULL function",
+                           d->name ? d->name : "(unnamed)");
+  if (set > 1)
+    return fpar__set_error(FPAR_EINVAL,
+                           "launch '%s' sets more than one of kernel, scoped "
+                           "and hierarchical",
+                           d->name ? d->name : "(unnamed)");
+  *model = d->kernel != NULL   ? FPAR__ND_RANGE
+           : d->scoped != NULL ? FPAR__SCOPED
+                               : FPAR__HIERARCHICAL;
+  return 0;
+}
+
 int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
   fpar_range global, local;
   const fpar__sched_config *cfg;
+  fpar__model model = FPAR__ND_RANGE;
   fpar__launch *l;
+  unsigned k;
   int err;
 
   if (q == NULL || d == NULL)
     return fpar__set_error(FPAR_EINVAL, "fpar_launch: %s is NULL",
                            q == NULL ? "the queue" : "the description");
-  if (d->kernel == NULL)
-    return fpar__set_error(FPAR_ENULLKERNEL, "kernel '%s' is a NULL function",
-                           d->name ? d->name : "(unnamed)");
+  if ((err = fpar__launch_model(d, &model)) != 0)
+    return err;
   cfg = &q->rt->cfg;
   global = d->global;
   local = d->local;
-  if ((err = fpar__range_check_global(&global)) != 0 ||
-      (err = fpar__range_resolve_local(
-           &global, &local,
-           d->row != NULL ? FPAR__AUTO_GROUP_ROWS : FPAR__AUTO_GROUP,
-           cfg->max_group_size, cfg->num_threads)) != 0)
+  if (model != FPAR__ND_RANGE)
+    err = fpar__launch_group_shape(d, cfg, &global, &local);
+  else if ((err = fpar__range_check(&global, "the global range")) == 0)
+    err = fpar__range_resolve_local(
+        &global, &local,
+        d->row != NULL ? FPAR__AUTO_GROUP_ROWS : FPAR__AUTO_GROUP,
+        cfg->max_group_size, cfg->num_threads);
+  if (err != 0)
     return err;
   l = fpar__launch_alloc(cfg->num_threads);
   if (l == NULL)
     return fpar__set_error(FPAR_ENOMEM, "no memory for a launch");
+  l->model = model;
   l->kernel = d->kernel;
   l->row = d->row;
+  l->group_fn = model == FPAR__SCOPED ? d->scoped : d->hierarchical;
+  l->subgroup_size = cfg->subgroup_size;
   l->args = d->args;
   fpar__launch_geometry(l, &global, &local);
+  for (k = 0; k < 3; k++)
+    l->physical_size[k] = model == FPAR__HIERARCHICAL ? local.size[k] : 1;
   if ((err = fpar__launch_local_buffers(l, d, cfg->local_mem_size)) != 0) {
     fpar__launch_unref(l);
     return err;
   }
-  snprintf(l->name, sizeof l->name, "%s", d->name ? d->name : "(unnamed)");
+  fpar__copy_name(l->name, sizeof l->name, d->name ? d->name : "(unnamed)");
   fpar__queue_submit(q, l, ev);
   return 0;
 }
@@ -111,5 +183,35 @@ int fpar_parallel_for(fpar_queue *q, fpar_range global, fpar_range local,
   d.args = args;
   d.global = global;
   d.local = local;
+  return fpar_launch(q, &d, ev);
+}
+
+int fpar_parallel(fpar_queue *q, fpar_range num_groups, fpar_range group_size,
+                  fpar_group_fn fn, void *args, fpar_event **ev) {
+  fpar_launch_desc d;
+
+  fpar_launch_desc_init(&d);
+  d.scoped = fn;
+  d.args = args;
+  d.global = num_groups;
+  d.local = group_size;
+  if (fn == NULL)
+    return fpar__set_error(FPAR_ENULLKERNEL, "fpar_parallel: fn is NULL");
+  return fpar_launch(q, &d, ev);
+}
+
+int fpar_parallel_for_work_group(fpar_queue *q, fpar_range num_groups,
+                                 fpar_range group_size, fpar_group_fn fn,
+                                 void *args, fpar_event **ev) {
+  fpar_launch_desc d;
+
+  fpar_launch_desc_init(&d);
+  d.hierarchical = fn;
+  d.args = args;
+  d.global = num_groups;
+  d.local = group_size;
+  if (fn == NULL)
+    return fpar__set_error(FPAR_ENULLKERNEL,
+                           "fpar_parallel_for_work_group: fn is NULL");
   return fpar_launch(q, &d, ev);
 }

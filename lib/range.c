@@ -6,25 +6,23 @@ size_t fpar__range_volume(const fpar_range *r) {
   return r->size[0] * r->size[1] * r->size[2];
 }
 
-int fpar__range_check_global(fpar_range *g) {
+int fpar__range_check(fpar_range *g, const char *what) {
   unsigned d;
   size_t volume = 1;
 
   if (g->dims < 1 || g->dims > 3)
     return fpar__set_error(FPAR_EDIM,
-                           "the global range has %u dimensions; 1, 2 or 3 "
-                           "are allowed",
+                           "%s has %u dimensions; 1, 2 or 3 are allowed", what,
                            g->dims);
   for (d = 0; d < 3; d++) {
     if (d >= g->dims)
       g->size[d] = 1;
     if (g->size[d] == 0)
-      return fpar__set_error(FPAR_EEMPTY,
-                             "the global range is empty in dimension %u", d);
+      return fpar__set_error(FPAR_EEMPTY, "%s is empty in dimension %u", what,
+                             d);
     if (__builtin_mul_overflow(volume, g->size[d], &volume))
-      return fpar__set_error(FPAR_EINVAL,
-                             "the global range has more than SIZE_MAX "
-                             "work-items");
+      return fpar__set_error(FPAR_EINVAL, "%s has more than SIZE_MAX items",
+                             what);
   }
   return 0;
 }

@@ -4,10 +4,11 @@
 
 #include "fiberpar.h"
 
-/* Check a global range (1-3 dimensions, no zero extent, product fits in
- * size_t) and set its unused dimensions to 1.  Returns 0, FPAR_EDIM or
- * FPAR_EEMPTY with fpar_last_error set. */
-int fpar__range_check_global(fpar_range *global);
+/* Check a range (1-3 dimensions, no zero extent, product fits in size_t)
+ * and set its unused dimensions to 1.  what names it in messages ("the
+ * global range").  Returns 0, FPAR_EDIM, FPAR_EEMPTY or FPAR_EINVAL with
+ * fpar_last_error set. */
+int fpar__range_check(fpar_range *r, const char *what);
 
 /* Resolve the work-group range of a checked global range: FPAR_LOCAL_AUTO
  * gets a size chosen by the runtime (up to `preferred` work-items, fewer

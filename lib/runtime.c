@@ -6,6 +6,7 @@
 #include "lib/env.h"
 #include "lib/error.h"
 #include "lib/internal.h"
+#include "simd/cpu.h"
 
 #define FPAR__KIB ((size_t)1024)
 #define FPAR__MIB (1024 * FPAR__KIB)
@@ -19,6 +20,7 @@
 #define FPAR__LOCAL_MAX (64 * FPAR__GIB)
 #define FPAR__GROUP_MAX ((size_t)1 << 20)
 #define FPAR__SPIN_MAX 1000000u
+#define FPAR__SUBGROUP_MAX 1024u
 
 void fpar_runtime_opts_init(fpar_runtime_opts *opts) {
   memset(opts, 0, sizeof *opts);
@@ -37,6 +39,8 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
   cfg->max_group_size = opts->max_group_size ? opts->max_group_size : 4096;
   cfg->spin_us = opts->spin_us ? opts->spin_us : 50;
   cfg->fpenv = opts->fpenv;
+  cfg->subgroup_size =
+      opts->subgroup_size ? opts->subgroup_size : fpar__simd_f32_lanes();
 
   if (cfg->num_threads > FPAR__MAX_THREADS ||
       (unsigned)cfg->pin > FPAR_PIN_NONE ||
@@ -49,9 +53,9 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
         FPAR_EINVAL,
         "runtime options out of range: num_threads <= %u, pin 0-3, fpenv 0-2, "
         "stack_size %zu-%zu, local_mem_size %zu-%zu, max_group_size <= %zu, "
-        "spin_us <= %u",
+        "spin_us <= %u, subgroup_size <= %u",
         FPAR__MAX_THREADS, FPAR__STACK_MIN, FPAR__STACK_MAX, FPAR__LOCAL_MIN,
-        FPAR__LOCAL_MAX, FPAR__GROUP_MAX, FPAR__SPIN_MAX);
+        FPAR__LOCAL_MAX, FPAR__GROUP_MAX, FPAR__SPIN_MAX, FPAR__SUBGROUP_MAX);
 
   if ((err = fpar__env_unsigned("FIBERPAR_NUM_THREADS", 1, FPAR__MAX_THREADS,
                                 &cfg->num_threads)) ||
@@ -127,4 +131,8 @@ size_t fpar_runtime_stack_size(const fpar_runtime *rt) {
 
 size_t fpar_runtime_max_group_size(const fpar_runtime *rt) {
   return rt->cfg.max_group_size;
+}
+
+unsigned fpar_runtime_subgroup_size(const fpar_runtime *rt) {
+  return rt->cfg.subgroup_size;
 }

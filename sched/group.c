@@ -157,13 +157,10 @@ static void fpar__run_loop(const fpar__launch *l, fpar_item *it) {
  * fibers by now, else the rest is a loop. */
 static void fpar__run_group(fpar__worker *w, size_t linear) {
   const fpar__launch *l = w->launch;
-  const size_t *gr = l->geo.group_range;
   fpar__group_run *g = &w->run;
   fpar_item it;
 
-  g->group_id[0] = linear % gr[0];
-  g->group_id[1] = linear / gr[0] % gr[1];
-  g->group_id[2] = linear / gr[0] / gr[1];
+  fpar__group_id(l, linear, g->group_id);
   g->size = l->group_size;
   g->fibers = 0;
   g->num_objects = 0;
@@ -184,8 +181,12 @@ void fpar__runner_main(void *arg) {
 
   fpar__san_switch_in(NULL, &w->thread_stack_lo, &w->thread_stack_size);
   while (fpar__worker_claim(w, &group)) {
-    if (!atomic_load_explicit(&w->launch->failed, memory_order_relaxed))
+    if (atomic_load_explicit(&w->launch->failed, memory_order_relaxed))
+      ; /* a group faulted: the rest are skipped */
+    else if (w->launch->model == FPAR__ND_RANGE)
       fpar__run_group(w, group);
+    else
+      fpar__run_group_function(w, group);
     w->groups_done++;
   }
   fpar__worker_to_sched(w);

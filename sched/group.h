@@ -33,6 +33,19 @@ static inline void fpar__group_pass_on(fpar__worker *w, void **save) {
   fpar__san_switch_in(fake, NULL, NULL);
 }
 
+/* The 3-D id of the launch's group with linear id `linear`. */
+static inline void fpar__group_id(const fpar__launch *l, size_t linear,
+                                  size_t id[3]) {
+  const size_t *r = l->geo.group_range;
+
+  id[0] = linear % r[0];
+  id[1] = linear / r[0] % r[1];
+  id[2] = linear / r[0] / r[1];
+}
+
+/* Run one work group of a scoped or hierarchical launch (scoped.c). */
+void fpar__run_group_function(fpar__worker *w, size_t linear);
+
 /* Entry of the runner fiber (arg: the worker): claims and runs groups
  * until the launch has none left, then switches to the scheduler. */
 void fpar__runner_main(void *arg);

@@ -25,8 +25,19 @@ typedef struct fpar__chunk {
 
 typedef struct fpar_event fpar__launch;
 
+/* The programming model of a launch. */
+typedef enum fpar__model {
+  FPAR__ND_RANGE,    /* kernel per work-item, fibers at barriers */
+  FPAR__SCOPED,      /* group function, one physical work-item */
+  FPAR__HIERARCHICAL /* group function, physical work-items are loops */
+} fpar__model;
+
 struct fpar_event {
   /* Set at submission, read-only while the launch runs. */
+  fpar__model model;
+  fpar_group_fn group_fn;  /* scoped and hierarchical launches */
+  size_t physical_size[3]; /* hierarchical: physical work-items per group */
+  unsigned subgroup_size;  /* scoped: items per sub-group */
   fpar_kernel_fn kernel;
   fpar_row_fn row; /* NULL: work-items of barrier-free groups one by one */
   void *args;

@@ -71,6 +71,10 @@ typedef struct fpar__worker {
   size_t altstack_size;
   const void *thread_stack_lo; /* the scheduler's stack, for sanitizers */
   size_t thread_stack_size;
+  /* Scoped and hierarchical groups: the innermost group, and the name of
+   * the item loop being run (NULL outside one), for the rule checks. */
+  const fpar_group *innermost;
+  const char *inside;
 } fpar__worker;
 
 /* fpar_barrier() finds the worker from the run state it is handed. */

@@ -1,0 +1,495 @@
+/* fiberpar/scoped.h - group-level programming models: AdaptiveCpp scoped
+ * parallelism (fpar_parallel, distribute_items/groups, memory_environment),
+ * SYCL 1.2.1 hierarchical parallelism (parallel_for_work_group/item,
+ * private_memory) and with them OCCA's shared/exclusive memory.
+ *
+ * Included by <fiberpar.h>; do not include it on its own.
+ *
+ * Where C cannot say what C++ says, the plainest C form is used:
+ *  - a lambda is a function pointer plus a `void *ctx` handed through;
+ *  - the generic `auto` group types are one type, fpar_group, whose kind
+ *    is a run-time value (fpar_group_fence_scope());
+ *  - require_local_mem<T>(x) / require_private_mem<T>(x) are
+ *    fpar_mem_request values: bytes, alignment and an optional element
+ *    value; the environment's function receives one pointer per request,
+ *    the memory itself for local requests and an fpar_private_memory * for
+ *    private ones;
+ *  - s_item<D> and h_item<D> are fpar_s_item (fpar_h_item is the same
+ *    type); private memory's operator() is fpar_private_at().
+ * Dimensions follow <fiberpar.h>: dimension 0 varies fastest.
+ *
+ * Execution: each work group runs once on one worker thread.  A scoped
+ * group has one physical work-item (as in AdaptiveCpp's CPU backend):
+ * distribute_items is a loop over the logical items, leader() is always
+ * true and group_barrier() is a memory fence.  The scoped rules are checked
+ * at run time and a broken rule fails the launch with FPAR_ESCOPE and a
+ * message naming the rule, instead of silently doing something else.
+ */
+#ifndef FIBERPAR_SCOPED_H
+#define FIBERPAR_SCOPED_H
+
+#ifndef FIBERPAR_H
+#error "include <fiberpar.h>, not <fiberpar/scoped.h>"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What a group is (SYCL memory_scope of its fence). */
+typedef enum fpar_fence_scope {
+  FPAR_FENCE_WORK_ITEM = 0, /**< a scalar group: one logical item */
+  FPAR_FENCE_SUB_GROUP = 1, /**< a sub-group of a work group */
+  FPAR_FENCE_WORK_GROUP = 2 /**< a whole work group */
+} fpar_fence_scope;
+
+/** A group at some nesting level.  The library fills it; read it through
+ *  the query functions. */
+struct fpar_group {
+  unsigned dims;
+  fpar_fence_scope scope;
+  size_t id[3];             /* within the parent; work group: in the launch */
+  size_t range[3];          /* groups in the parent; work group: launch */
+  size_t local_range[3];    /* logical items */
+  size_t offset[3];         /* first logical item, within the work group */
+  size_t physical_range[3]; /* physical work-items */
+  size_t global_origin[3];  /* global id of the work group's item 0 */
+  size_t global_range[3];   /* logical items of the launch */
+  const fpar_group *parent; /* NULL for the work group */
+};
+
+/** A logical work-item (sycl::s_item and, for hierarchical kernels,
+ *  sycl::h_item).  Read it through the query functions. */
+typedef struct fpar_s_item {
+  size_t local_id[3];       /* within the innermost group */
+  size_t group_local_id[3]; /* within the work group */
+  size_t global_id[3];
+  size_t physical_id[3]; /* hierarchical: the physical work-item running it */
+  const fpar_group *group; /* the innermost group */
+} fpar_s_item;
+typedef fpar_s_item fpar_h_item;
+
+/** Per-logical-item (scoped) or per-physical-item (hierarchical) memory. */
+typedef struct fpar_private_memory fpar_private_memory;
+
+/** Body run once per logical item. */
+typedef void (*fpar_s_item_fn)(const fpar_s_item *si, void *ctx);
+/** Body of fpar_single_item(). */
+typedef void (*fpar_single_fn)(void *ctx);
+/** A row runner made by FPAR_DEFINE_ITEMS_ROW: runs its body for the items
+ *  of one row of the innermost group, from si's local id (x, y, z) to
+ *  (x_end - 1, y, z). */
+typedef void (*fpar_s_row_fn)(fpar_s_item *si, void *ctx, size_t x_end);
+
+/* ---- Queries ----------------------------------------------------------- */
+
+/** \brief Number of dimensions. \param g a group. \return 1, 2 or 3. */
+static inline unsigned fpar_group_dims(const fpar_group *g) { return g->dims; }
+/** \brief Kind of group. \param g a group. \return its fence scope. */
+static inline fpar_fence_scope fpar_group_fence_scope(const fpar_group *g) {
+  return g->scope;
+}
+/** \brief Id within the parent group (work group: within the launch).
+ *  \param g a group. \param dim 0..2. \return the id (0 beyond). */
+static inline size_t fpar_group_get_id(const fpar_group *g, unsigned dim) {
+  return dim < 3 ? g->id[dim] : 0;
+}
+/** \brief Number of groups in the parent (work group: in the launch).
+ *  \param g a group. \param dim 0..2. \return the count (1 beyond). */
+static inline size_t fpar_group_get_range(const fpar_group *g, unsigned dim) {
+  return dim < 3 ? g->range[dim] : 1;
+}
+/** \brief Logical items of the group. \param g a group. \param dim 0..2.
+ *  \return the extent (1 beyond). */
+static inline size_t fpar_group_get_logical_local_range(const fpar_group *g,
+                                                        unsigned dim) {
+  return dim < 3 ? g->local_range[dim] : 1;
+}
+/** \brief Physical work-items of the group (1 for scoped groups).
+ *  \param g a group. \param dim 0..2. \return the extent (1 beyond). */
+static inline size_t fpar_group_get_physical_local_range(const fpar_group *g,
+                                                         unsigned dim) {
+  return dim < 3 ? g->physical_range[dim] : 1;
+}
+/** \brief Id of the calling physical work-item: always 0, since a group
+ *  function runs once per group. \param g a group. \param dim 0..2.
+ *  \return 0. */
+static inline size_t fpar_group_get_physical_local_id(const fpar_group *g,
+                                                      unsigned dim) {
+  (void)g, (void)dim;
+  return 0;
+}
+/** \brief Linear id within the parent. \param g a group. \return the id. */
+static inline size_t fpar_group_get_linear_id(const fpar_group *g) {
+  return g->id[0] + g->range[0] * (g->id[1] + g->range[1] * g->id[2]);
+}
+/** \brief Number of groups in the parent, linear. \param g a group.
+ *  \return the count. */
+static inline size_t fpar_group_get_linear_range(const fpar_group *g) {
+  return g->range[0] * g->range[1] * g->range[2];
+}
+/** \brief Logical items, linear. \param g a group. \return the count. */
+static inline size_t
+fpar_group_get_logical_local_linear_range(const fpar_group *g) {
+  return g->local_range[0] * g->local_range[1] * g->local_range[2];
+}
+/** \brief Physical work-items, linear. \param g a group.
+ *  \return the count. */
+static inline size_t
+fpar_group_get_physical_local_linear_range(const fpar_group *g) {
+  return g->physical_range[0] * g->physical_range[1] * g->physical_range[2];
+}
+/** \brief Linear id of the calling physical work-item. \param g a group.
+ *  \return 0. */
+static inline size_t
+fpar_group_get_physical_local_linear_id(const fpar_group *g) {
+  (void)g;
+  return 0;
+}
+/** \brief Whether the caller is the group's leader: always, with one
+ *  physical work-item. \param g a group. \return 1. */
+static inline int fpar_group_leader(const fpar_group *g) {
+  (void)g;
+  return 1;
+}
+
+/** \brief Global id of a logical item. \param si the item.
+ *  \param dim 0..2. \return the id (0 beyond). */
+static inline size_t fpar_s_item_get_global_id(const fpar_s_item *si,
+                                               unsigned dim) {
+  return dim < 3 ? si->global_id[dim] : 0;
+}
+/** \brief Logical items of the launch. \param si the item.
+ *  \param dim 0..2. \return the extent (1 beyond). */
+static inline size_t fpar_s_item_get_global_range(const fpar_s_item *si,
+                                                  unsigned dim) {
+  return dim < 3 ? si->group->global_range[dim] : 1;
+}
+/** \brief Linear global id. \param si the item. \return the id. */
+static inline size_t fpar_s_item_get_global_linear_id(const fpar_s_item *si) {
+  const size_t *r = si->group->global_range;
+  return si->global_id[0] +
+         r[0] * (si->global_id[1] + r[1] * si->global_id[2]);
+}
+/** \brief Id within the innermost group. \param si the item.
+ *  \param dim 0..2. \return the id (0 beyond). */
+static inline size_t fpar_s_item_get_innermost_local_id(const fpar_s_item *si,
+                                                        unsigned dim) {
+  return dim < 3 ? si->local_id[dim] : 0;
+}
+/** \brief Logical items of the innermost group. \param si the item.
+ *  \param dim 0..2. \return the extent (1 beyond). */
+static inline size_t
+fpar_s_item_get_innermost_local_range(const fpar_s_item *si, unsigned dim) {
+  return dim < 3 ? si->group->local_range[dim] : 1;
+}
+/** \brief Linear id within the innermost group. \param si the item.
+ *  \return the id. */
+static inline size_t
+fpar_s_item_get_innermost_local_linear_id(const fpar_s_item *si) {
+  const size_t *r = si->group->local_range;
+  return si->local_id[0] + r[0] * (si->local_id[1] + r[1] * si->local_id[2]);
+}
+/** \brief Logical items of the innermost group, linear. \param si the item.
+ *  \return the count. */
+static inline size_t
+fpar_s_item_get_innermost_local_linear_range(const fpar_s_item *si) {
+  return fpar_group_get_logical_local_linear_range(si->group);
+}
+/** \brief Id with respect to an enclosing group \p g (any nesting level).
+ *  \param si the item. \param g a group that contains it. \param dim 0..2.
+ *  \return the id (0 beyond). */
+static inline size_t fpar_s_item_get_local_id(const fpar_s_item *si,
+                                              const fpar_group *g,
+                                              unsigned dim) {
+  return dim < 3 ? si->group_local_id[dim] - g->offset[dim] : 0;
+}
+/** \brief Linear id with respect to an enclosing group. \param si the item.
+ *  \param g a group that contains it. \return the id. */
+static inline size_t fpar_s_item_get_local_linear_id(const fpar_s_item *si,
+                                                     const fpar_group *g) {
+  return fpar_s_item_get_local_id(si, g, 0) +
+         g->local_range[0] * (fpar_s_item_get_local_id(si, g, 1) +
+                              g->local_range[1] *
+                                  fpar_s_item_get_local_id(si, g, 2));
+}
+/** \brief Logical items of an enclosing group. \param si the item.
+ *  \param g a group that contains it. \param dim 0..2.
+ *  \return the extent (1 beyond). */
+static inline size_t fpar_s_item_get_local_range(const fpar_s_item *si,
+                                                 const fpar_group *g,
+                                                 unsigned dim) {
+  (void)si;
+  return fpar_group_get_logical_local_range(g, dim);
+}
+
+/** \brief h_item: global id. \param hi the item. \param dim 0..2.
+ *  \return the id. */
+static inline size_t fpar_h_item_get_global_id(const fpar_h_item *hi,
+                                               unsigned dim) {
+  return fpar_s_item_get_global_id(hi, dim);
+}
+/** \brief h_item: logical local id. \param hi the item. \param dim 0..2.
+ *  \return the id. */
+static inline size_t fpar_h_item_get_local_id(const fpar_h_item *hi,
+                                              unsigned dim) {
+  return fpar_s_item_get_innermost_local_id(hi, dim);
+}
+/** \brief h_item: logical local id (same as fpar_h_item_get_local_id).
+ *  \param hi the item. \param dim 0..2. \return the id. */
+static inline size_t fpar_h_item_get_logical_local_id(const fpar_h_item *hi,
+                                                      unsigned dim) {
+  return fpar_s_item_get_innermost_local_id(hi, dim);
+}
+/** \brief h_item: the physical work-item that runs it. \param hi the item.
+ *  \param dim 0..2. \return the id (0 beyond). */
+static inline size_t fpar_h_item_get_physical_local_id(const fpar_h_item *hi,
+                                                       unsigned dim) {
+  return dim < 3 ? hi->physical_id[dim] : 0;
+}
+/** \brief h_item: logical range of this parallel_for_work_item.
+ *  \param hi the item. \param dim 0..2. \return the extent. */
+static inline size_t
+fpar_h_item_get_logical_local_range(const fpar_h_item *hi, unsigned dim) {
+  return fpar_s_item_get_innermost_local_range(hi, dim);
+}
+/** \brief h_item: physical work-items of the group. \param hi the item.
+ *  \param dim 0..2. \return the extent. */
+static inline size_t
+fpar_h_item_get_physical_local_range(const fpar_h_item *hi, unsigned dim) {
+  return fpar_group_get_physical_local_range(hi->group, dim);
+}
+/** \brief h_item: global range. \param hi the item. \param dim 0..2.
+ *  \return the extent. */
+static inline size_t fpar_h_item_get_global_range(const fpar_h_item *hi,
+                                                  unsigned dim) {
+  return fpar_s_item_get_global_range(hi, dim);
+}
+
+/* ---- Scoped parallelism ------------------------------------------------ */
+
+/**
+ * \brief Launch fn(g, args) once per work group (AdaptiveCpp
+ *        handler::parallel); returns at once.
+ * \param q the queue.
+ * \param num_groups number of work groups (1-3 dimensions).
+ * \param group_size logical items per work group (same dimensions).
+ * \param fn the work group's function.
+ * \param args passed to every call.
+ * \param ev receives an event the caller must release, or NULL.
+ * \return 0, FPAR_EINVAL, FPAR_EDIM, FPAR_EEMPTY, FPAR_ENULLKERNEL or
+ *         FPAR_ENOMEM.
+ */
+FPAR_EXTERN int fpar_parallel(fpar_queue *q, fpar_range num_groups,
+                              fpar_range group_size, fpar_group_fn fn,
+                              void *args, fpar_event **ev);
+
+/**
+ * \brief Run fn once for each logical item of \p g (no synchronisation
+ *        afterwards).  Inside fn no group operation, no distribute_* and
+ *        no memory_environment is allowed (FPAR_ESCOPE).
+ * \param g the innermost group.
+ * \param fn the body.
+ * \param ctx passed to fn.
+ */
+FPAR_EXTERN void fpar_distribute_items(fpar_group *g, fpar_s_item_fn fn,
+                                       void *ctx);
+/** \brief fpar_distribute_items() followed by fpar_group_barrier().
+ *  \param g the innermost group. \param fn the body.
+ *  \param ctx passed to fn. */
+FPAR_EXTERN void fpar_distribute_items_and_wait(fpar_group *g,
+                                                fpar_s_item_fn fn, void *ctx);
+
+/**
+ * \brief fpar_distribute_items() with a row runner from
+ *        FPAR_DEFINE_ITEMS_ROW: one call per row of the group, so that the
+ *        body inlines into the loop over the row (and may vectorise).
+ * \param g the innermost group.
+ * \param row the row runner.
+ * \param ctx passed to the body.
+ */
+FPAR_EXTERN void fpar_distribute_items_rows(fpar_group *g, fpar_s_row_fn row,
+                                            void *ctx);
+
+/** Define `static void name(...)`, a row runner for `body`, an
+ *  fpar_s_item_fn visible in this file (best `static inline`). */
+#define FPAR_DEFINE_ITEMS_ROW(name, body)                                     \
+  static void name(fpar_s_item *fpar_si_, void *fpar_ctx_,                    \
+                   size_t fpar_x_end_) {                                      \
+    fpar_s_item fpar_row_ = *fpar_si_;                                        \
+    size_t fpar_x0_ = fpar_row_.local_id[0], fpar_x_;                         \
+    for (fpar_x_ = fpar_x0_; fpar_x_ < fpar_x_end_; fpar_x_++) {              \
+      fpar_row_.local_id[0] = fpar_x_;                                        \
+      fpar_row_.group_local_id[0] = fpar_si_->group_local_id[0] + fpar_x_ -   \
+                                    fpar_x0_;                                 \
+      fpar_row_.global_id[0] = fpar_si_->global_id[0] + fpar_x_ - fpar_x0_;   \
+      body(&fpar_row_, fpar_ctx_);                                            \
+    }                                                                         \
+  }
+
+/**
+ * \brief Split \p g into smaller groups and run fn once for each (no
+ *        synchronisation afterwards).  A work group splits into sub-groups
+ *        of the runtime's sub-group size along dimension 0 where that
+ *        divides it (see fpar_runtime_subgroup_size()), else into scalar
+ *        groups; a sub-group of n items into two sub-groups of n/2 while n
+ *        is even and at least 4, else into scalar groups; a scalar group
+ *        into one scalar group.  Nests to any depth.
+ * \param g the innermost group.
+ * \param fn called with each smaller group, which is then the innermost.
+ * \param ctx passed to fn.
+ */
+FPAR_EXTERN void fpar_distribute_groups(fpar_group *g, fpar_group_fn fn,
+                                        void *ctx);
+/** \brief fpar_distribute_groups() followed by fpar_group_barrier().
+ *  \param g the innermost group. \param fn the body.
+ *  \param ctx passed to fn. */
+FPAR_EXTERN void fpar_distribute_groups_and_wait(fpar_group *g,
+                                                 fpar_group_fn fn, void *ctx);
+
+/** \brief Run fn once for the group (by its leader).
+ *  \param g the innermost group. \param fn the body.
+ *  \param ctx passed to fn. */
+FPAR_EXTERN void fpar_single_item(fpar_group *g, fpar_single_fn fn,
+                                  void *ctx);
+/** \brief fpar_single_item() followed by fpar_group_barrier().
+ *  \param g the innermost group. \param fn the body.
+ *  \param ctx passed to fn. */
+FPAR_EXTERN void fpar_single_item_and_wait(fpar_group *g, fpar_single_fn fn,
+                                           void *ctx);
+
+/** \brief Barrier of the group: a memory fence, since the group's logical
+ *  items run in order on one thread.  \param g the innermost group. */
+FPAR_EXTERN void fpar_group_barrier(fpar_group *g);
+
+/** Kind of a memory_environment request. */
+typedef enum fpar_mem_kind {
+  FPAR_MEM_LOCAL = 0,  /**< one object shared by the group */
+  FPAR_MEM_PRIVATE = 1 /**< one object per logical item of the group */
+} fpar_mem_kind;
+
+/** A memory_environment request (require_local_mem /
+ *  require_private_mem). */
+typedef struct fpar_mem_request {
+  fpar_mem_kind kind;
+  size_t size;      /**< bytes of one object (an array: all its elements) */
+  size_t align;     /**< power of two; 0 means 16 */
+  const void *init; /**< NULL: uninitialised; else every init_size-byte
+                         element of the object is set to *init */
+  size_t init_size; /**< bytes of *init; must divide size */
+} fpar_mem_request;
+
+/** \brief A local-memory request. \param size bytes.
+ *  \param align alignment (0: 16). \param init element value or NULL.
+ *  \param init_size bytes of *init. \return the request. */
+static inline fpar_mem_request fpar_require_local_mem(size_t size,
+                                                      size_t align,
+                                                      const void *init,
+                                                      size_t init_size) {
+  fpar_mem_request r = {FPAR_MEM_LOCAL, size, align, init, init_size};
+  return r;
+}
+/** \brief A private-memory request (one object per logical item).
+ *  \param size bytes per item. \param align alignment (0: 16).
+ *  \param init element value or NULL. \param init_size bytes of *init.
+ *  \return the request. */
+static inline fpar_mem_request fpar_require_private_mem(size_t size,
+                                                        size_t align,
+                                                        const void *init,
+                                                        size_t init_size) {
+  fpar_mem_request r = {FPAR_MEM_PRIVATE, size, align, init, init_size};
+  return r;
+}
+
+/** Body of fpar_memory_environment(): mem[k] is the memory of request k
+ *  (local) or its fpar_private_memory * (private). */
+typedef void (*fpar_env_fn)(fpar_group *g, void *const *mem, void *ctx);
+
+/**
+ * \brief Allocate the requested memory from the worker's local-memory
+ *        arena, initialise it, run fn, release it.  The memory stays valid
+ *        across any number of distribute_items calls inside fn.  A request
+ *        the arena cannot hold fails the launch with FPAR_ELOCALMEM.
+ * \param g the innermost group.
+ * \param reqs the requests.
+ * \param n number of requests.
+ * \param fn the body.
+ * \param ctx passed to fn.
+ */
+FPAR_EXTERN void fpar_memory_environment(fpar_group *g,
+                                         const fpar_mem_request *reqs,
+                                         unsigned n, fpar_env_fn fn,
+                                         void *ctx);
+
+/**
+ * \brief The object of private memory \p pm that belongs to \p item:
+ *        scoped memory has one per logical item of the group it was
+ *        requested in, hierarchical memory one per physical work-item.
+ * \param pm the private memory.
+ * \param item a logical item of the group (or h_item).
+ * \return the object; an item outside the group fails the launch with
+ *         FPAR_ESCOPE.
+ */
+FPAR_EXTERN void *fpar_private_at(const fpar_private_memory *pm,
+                                  const fpar_s_item *item);
+
+/* ---- Hierarchical parallelism (SYCL 1.2.1) ----------------------------- */
+
+/**
+ * \brief Launch fn(g, args) once per work group (parallel_for_work_group);
+ *        returns at once.
+ * \param q the queue.
+ * \param num_groups number of work groups (1-3 dimensions).
+ * \param group_size physical work-items per group, or FPAR_LOCAL_AUTO for
+ *        the runtime's choice (its sub-group size along dimension 0).
+ * \param fn the work group's function.
+ * \param args passed to every call.
+ * \param ev receives an event the caller must release, or NULL.
+ * \return as fpar_parallel().
+ */
+FPAR_EXTERN int fpar_parallel_for_work_group(fpar_queue *q,
+                                             fpar_range num_groups,
+                                             fpar_range group_size,
+                                             fpar_group_fn fn, void *args,
+                                             fpar_event **ev);
+
+/**
+ * \brief Run fn once per physical work-item of \p g, then an implicit
+ *        barrier.
+ * \param g the work group.
+ * \param fn the body (an fpar_h_item is an fpar_s_item).
+ * \param ctx passed to fn.
+ */
+FPAR_EXTERN void fpar_parallel_for_work_item(fpar_group *g, fpar_s_item_fn fn,
+                                             void *ctx);
+
+/**
+ * \brief The flexible form: run fn once per item of a logical range that
+ *        may differ from the group size; logical item l runs on physical
+ *        work-item l mod group size (per dimension).  Implicit barrier.
+ * \param g the work group.
+ * \param logical the logical range (same dimensions as the group).
+ * \param fn the body.
+ * \param ctx passed to fn.
+ */
+FPAR_EXTERN void fpar_parallel_for_work_item_range(fpar_group *g,
+                                                   fpar_range logical,
+                                                   fpar_s_item_fn fn,
+                                                   void *ctx);
+
+/**
+ * \brief sycl::private_memory: one object of \p size bytes (16-byte
+ *        aligned, uninitialised) per physical work-item of \p g, carried
+ *        across parallel_for_work_item calls and released when the group
+ *        function returns.
+ * \param g the work group.
+ * \param size bytes per work-item.
+ * \return the memory, read with fpar_private_at(pm, h_item).
+ */
+FPAR_EXTERN fpar_private_memory *fpar_private_memory_create(fpar_group *g,
+                                                            size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FIBERPAR_SCOPED_H */
