@@ -111,8 +111,8 @@ static int fpar__launch_group_shape(const fpar_launch_desc *d,
 
 /* Which of kernel, scoped and hierarchical the description sets. */
 static int fpar__launch_model(const fpar_launch_desc *d, fpar__model *model) {
-  int set = (d->kernel != NULL) + (d->scoped != NULL) +
-            (d->hierarchical != NULL);
+  int set =
+      (d->kernel != NULL) + (d->scoped != NULL) + (d->hierarchical != NULL);
 
   if (set == 0)
     return fpar__set_error(FPAR_ENULLKERNEL, "kernel '%s' is a NULL function",
@@ -147,10 +147,10 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
   if (model != FPAR__ND_RANGE)
     err = fpar__launch_group_shape(d, cfg, &global, &local);
   else if ((err = fpar__range_check(&global, "the global range")) == 0)
-    err = fpar__range_resolve_local(
-        &global, &local,
-        d->row != NULL ? FPAR__AUTO_GROUP_ROWS : FPAR__AUTO_GROUP,
-        cfg->max_group_size, cfg->num_threads);
+    err = fpar__range_resolve_local(&global, &local,
+                                    d->row != NULL ? FPAR__AUTO_GROUP_ROWS
+                                                   : FPAR__AUTO_GROUP,
+                                    cfg->max_group_size, cfg->num_threads);
   if (err != 0)
     return err;
   l = fpar__launch_alloc(cfg->num_threads);

@@ -43,8 +43,7 @@ static fpar__worker *fpar__scoped_worker(const char *op) {
 
 /* Rules 1 and 2: group operations run outside item loops, on the innermost
  * group. */
-static fpar__worker *fpar__check_group_op(const fpar_group *g,
-                                          const char *op) {
+static fpar__worker *fpar__check_group_op(const fpar_group *g, const char *op) {
   fpar__worker *w = fpar__scoped_worker(op);
 
   if (w == NULL)
@@ -62,7 +61,7 @@ static fpar__worker *fpar__check_group_op(const fpar_group *g,
                       "(scoped rule 1: operate on the group closest in the "
                       "nesting)",
                       op,
-                      g->scope == FPAR_FENCE_WORK_GROUP ? "work group"
+                      g->scope == FPAR_FENCE_WORK_GROUP  ? "work group"
                       : g->scope == FPAR_FENCE_SUB_GROUP ? "sub-group"
                                                          : "scalar group");
   return w;
@@ -382,9 +381,9 @@ void fpar_parallel_for_work_item_range(fpar_group *g, fpar_range logical,
 }
 
 void fpar_parallel_for_work_item(fpar_group *g, fpar_s_item_fn fn, void *ctx) {
-  fpar_range r = {g->dims,
-                  {g->physical_range[0], g->physical_range[1],
-                   g->physical_range[2]}};
+  fpar_range r = {
+      g->dims,
+      {g->physical_range[0], g->physical_range[1], g->physical_range[2]}};
 
   fpar_parallel_for_work_item_range(g, r, fn, ctx);
 }

@@ -64,7 +64,7 @@ typedef struct fpar_s_item {
   size_t local_id[3];       /* within the innermost group */
   size_t group_local_id[3]; /* within the work group */
   size_t global_id[3];
-  size_t physical_id[3]; /* hierarchical: the physical work-item running it */
+  size_t physical_id[3];   /* hierarchical: the physical work-item running it */
   const fpar_group *group; /* the innermost group */
 } fpar_s_item;
 typedef fpar_s_item fpar_h_item;
@@ -84,7 +84,9 @@ typedef void (*fpar_s_row_fn)(fpar_s_item *si, void *ctx, size_t x_end);
 /* ---- Queries ----------------------------------------------------------- */
 
 /** \brief Number of dimensions. \param g a group. \return 1, 2 or 3. */
-static inline unsigned fpar_group_dims(const fpar_group *g) { return g->dims; }
+static inline unsigned fpar_group_dims(const fpar_group *g) {
+  return g->dims;
+}
 /** \brief Kind of group. \param g a group. \return its fence scope. */
 static inline fpar_fence_scope fpar_group_fence_scope(const fpar_group *g) {
   return g->scope;
@@ -168,8 +170,7 @@ static inline size_t fpar_s_item_get_global_range(const fpar_s_item *si,
 /** \brief Linear global id. \param si the item. \return the id. */
 static inline size_t fpar_s_item_get_global_linear_id(const fpar_s_item *si) {
   const size_t *r = si->group->global_range;
-  return si->global_id[0] +
-         r[0] * (si->global_id[1] + r[1] * si->global_id[2]);
+  return si->global_id[0] + r[0] * (si->global_id[1] + r[1] * si->global_id[2]);
 }
 /** \brief Id within the innermost group. \param si the item.
  *  \param dim 0..2. \return the id (0 beyond). */
@@ -209,9 +210,9 @@ static inline size_t fpar_s_item_get_local_id(const fpar_s_item *si,
 static inline size_t fpar_s_item_get_local_linear_id(const fpar_s_item *si,
                                                      const fpar_group *g) {
   return fpar_s_item_get_local_id(si, g, 0) +
-         g->local_range[0] * (fpar_s_item_get_local_id(si, g, 1) +
-                              g->local_range[1] *
-                                  fpar_s_item_get_local_id(si, g, 2));
+         g->local_range[0] *
+             (fpar_s_item_get_local_id(si, g, 1) +
+              g->local_range[1] * fpar_s_item_get_local_id(si, g, 2));
 }
 /** \brief Logical items of an enclosing group. \param si the item.
  *  \param g a group that contains it. \param dim 0..2.
@@ -249,14 +250,14 @@ static inline size_t fpar_h_item_get_physical_local_id(const fpar_h_item *hi,
 }
 /** \brief h_item: logical range of this parallel_for_work_item.
  *  \param hi the item. \param dim 0..2. \return the extent. */
-static inline size_t
-fpar_h_item_get_logical_local_range(const fpar_h_item *hi, unsigned dim) {
+static inline size_t fpar_h_item_get_logical_local_range(const fpar_h_item *hi,
+                                                         unsigned dim) {
   return fpar_s_item_get_innermost_local_range(hi, dim);
 }
 /** \brief h_item: physical work-items of the group. \param hi the item.
  *  \param dim 0..2. \return the extent. */
-static inline size_t
-fpar_h_item_get_physical_local_range(const fpar_h_item *hi, unsigned dim) {
+static inline size_t fpar_h_item_get_physical_local_range(const fpar_h_item *hi,
+                                                          unsigned dim) {
   return fpar_group_get_physical_local_range(hi->group, dim);
 }
 /** \brief h_item: global range. \param hi the item. \param dim 0..2.
@@ -313,18 +314,18 @@ FPAR_EXTERN void fpar_distribute_items_rows(fpar_group *g, fpar_s_row_fn row,
 
 /** Define `static void name(...)`, a row runner for `body`, an
  *  fpar_s_item_fn visible in this file (best `static inline`). */
-#define FPAR_DEFINE_ITEMS_ROW(name, body)                                     \
-  static void name(fpar_s_item *fpar_si_, void *fpar_ctx_,                    \
-                   size_t fpar_x_end_) {                                      \
-    fpar_s_item fpar_row_ = *fpar_si_;                                        \
-    size_t fpar_x0_ = fpar_row_.local_id[0], fpar_x_;                         \
-    for (fpar_x_ = fpar_x0_; fpar_x_ < fpar_x_end_; fpar_x_++) {              \
-      fpar_row_.local_id[0] = fpar_x_;                                        \
-      fpar_row_.group_local_id[0] = fpar_si_->group_local_id[0] + fpar_x_ -   \
-                                    fpar_x0_;                                 \
-      fpar_row_.global_id[0] = fpar_si_->global_id[0] + fpar_x_ - fpar_x0_;   \
-      body(&fpar_row_, fpar_ctx_);                                            \
-    }                                                                         \
+#define FPAR_DEFINE_ITEMS_ROW(name, body)                                      \
+  static void name(fpar_s_item *fpar_si_, void *fpar_ctx_,                     \
+                   size_t fpar_x_end_) {                                       \
+    fpar_s_item fpar_row_ = *fpar_si_;                                         \
+    size_t fpar_x0_ = fpar_row_.local_id[0], fpar_x_;                          \
+    for (fpar_x_ = fpar_x0_; fpar_x_ < fpar_x_end_; fpar_x_++) {               \
+      fpar_row_.local_id[0] = fpar_x_;                                         \
+      fpar_row_.group_local_id[0] =                                            \
+          fpar_si_->group_local_id[0] + fpar_x_ - fpar_x0_;                    \
+      fpar_row_.global_id[0] = fpar_si_->global_id[0] + fpar_x_ - fpar_x0_;    \
+      body(&fpar_row_, fpar_ctx_);                                             \
+    }                                                                          \
   }
 
 /**
@@ -350,8 +351,7 @@ FPAR_EXTERN void fpar_distribute_groups_and_wait(fpar_group *g,
 /** \brief Run fn once for the group (by its leader).
  *  \param g the innermost group. \param fn the body.
  *  \param ctx passed to fn. */
-FPAR_EXTERN void fpar_single_item(fpar_group *g, fpar_single_fn fn,
-                                  void *ctx);
+FPAR_EXTERN void fpar_single_item(fpar_group *g, fpar_single_fn fn, void *ctx);
 /** \brief fpar_single_item() followed by fpar_group_barrier().
  *  \param g the innermost group. \param fn the body.
  *  \param ctx passed to fn. */
@@ -382,8 +382,7 @@ typedef struct fpar_mem_request {
 /** \brief A local-memory request. \param size bytes.
  *  \param align alignment (0: 16). \param init element value or NULL.
  *  \param init_size bytes of *init. \return the request. */
-static inline fpar_mem_request fpar_require_local_mem(size_t size,
-                                                      size_t align,
+static inline fpar_mem_request fpar_require_local_mem(size_t size, size_t align,
                                                       const void *init,
                                                       size_t init_size) {
   fpar_mem_request r = {FPAR_MEM_LOCAL, size, align, init, init_size};
@@ -418,8 +417,7 @@ typedef void (*fpar_env_fn)(fpar_group *g, void *const *mem, void *ctx);
  */
 FPAR_EXTERN void fpar_memory_environment(fpar_group *g,
                                          const fpar_mem_request *reqs,
-                                         unsigned n, fpar_env_fn fn,
-                                         void *ctx);
+                                         unsigned n, fpar_env_fn fn, void *ctx);
 
 /**
  * \brief The object of private memory \p pm that belongs to \p item:
