@@ -369,6 +369,8 @@ struct fpar_item {
   const fpar_nd_geometry *geometry;
   struct fpar__group_run *run;
   unsigned local_calls; /* group-local objects requested so far */
+  unsigned lanes;       /* lane kernels: work-items (x .. x+lanes-1, y, z);
+                           1 for ordinary kernels */
 };
 
 /** \brief Global id. \param it the work-item. \param dim 0..2.
@@ -543,6 +545,8 @@ typedef struct fpar_launch_desc {
   const char *name; /**< kernel name for messages (copied); may be NULL */
   fpar_kernel_fn kernel;
   fpar_row_fn row; /**< FPAR_DEFINE_ROW runner of kernel, or NULL */
+  unsigned lanes;  /**< FPAR_SIMD_WIDTH for a FPAR_DEFINE_LANE_KERNEL
+                        kernel (<fiberpar/simd.h>); 0 otherwise */
   fpar_group_fn scoped;       /**< group function of fpar_parallel() */
   fpar_group_fn hierarchical; /**< of fpar_parallel_for_work_group() */
   void *args;

@@ -141,6 +141,12 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
                            q == NULL ? "the queue" : "the description");
   if ((err = fpar__launch_model(d, &model)) != 0)
     return err;
+  if (d->lanes > 1 && (model != FPAR__ND_RANGE || d->row != NULL ||
+                       d->lanes > 64 || (d->lanes & (d->lanes - 1)) != 0))
+    return fpar__set_error(FPAR_EINVAL,
+                           "launch '%s': lanes %u must be a power of two up "
+                           "to 64, for a kernel without a row runner",
+                           d->name ? d->name : "(unnamed)", d->lanes);
   cfg = &q->rt->cfg;
   global = d->global;
   local = d->local;
@@ -159,10 +165,15 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
   l->model = model;
   l->kernel = d->kernel;
   l->row = d->row;
+  l->lanes = d->lanes > 1 ? d->lanes : 1;
   l->group_fn = model == FPAR__SCOPED ? d->scoped : d->hierarchical;
   l->subgroup_size = cfg->subgroup_size;
   l->args = d->args;
   fpar__launch_geometry(l, &global, &local);
+  /* A lane kernel runs once per sub-group of `lanes` work-items along
+   * dimension 0, the last one of a row masked. */
+  l->group_fibers =
+      (local.size[0] + l->lanes - 1) / l->lanes * local.size[1] * local.size[2];
   for (k = 0; k < 3; k++)
     l->physical_size[k] = model == FPAR__HIERARCHICAL ? local.size[k] : 1;
   if ((err = fpar__launch_local_buffers(l, d, cfg->local_mem_size)) != 0) {

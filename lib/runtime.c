@@ -48,7 +48,8 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
       cfg->stack_size < FPAR__STACK_MIN || cfg->stack_size > FPAR__STACK_MAX ||
       cfg->local_mem_size < FPAR__LOCAL_MIN ||
       cfg->local_mem_size > FPAR__LOCAL_MAX ||
-      cfg->max_group_size > FPAR__GROUP_MAX || cfg->spin_us > FPAR__SPIN_MAX)
+      cfg->max_group_size > FPAR__GROUP_MAX || cfg->spin_us > FPAR__SPIN_MAX ||
+      cfg->subgroup_size > FPAR__SUBGROUP_MAX)
     return fpar__set_error(
         FPAR_EINVAL,
         "runtime options out of range: num_threads <= %u, pin 0-3, fpenv 0-2, "

@@ -20,6 +20,14 @@
 
 #include "sched/group.h"
 
+/* Work-items a kernel call starting at local x covers: the launch's lanes
+ * (1 for ordinary kernels), fewer at the end of a row. */
+static inline unsigned fpar__lanes_at(const fpar__launch *l, size_t x) {
+  size_t left = l->geo.local_range[0] - x;
+
+  return left < l->lanes ? (unsigned)left : l->lanes;
+}
+
 /* Work-item 0 of the running group. */
 static void fpar__item_begin(fpar_item *it, fpar__worker *w) {
   const fpar__launch *l = w->launch;
@@ -35,11 +43,14 @@ static void fpar__item_begin(fpar_item *it, fpar__worker *w) {
   it->geometry = &l->geo;
   it->run = &w->run;
   it->local_calls = 0;
+  it->lanes = fpar__lanes_at(l, 0);
 }
 
-/* Advance a local id in dimension-0-fastest order. */
-static inline void fpar__next_local_id(size_t id[3], const size_t range[3]) {
-  if (++id[0] < range[0])
+/* Advance the local id of a call's first work-item by `step` (the lanes of
+ * a lane kernel, else 1) in dimension-0-fastest order. */
+static inline void fpar__next_local_id(size_t id[3], const size_t range[3],
+                                       unsigned step) {
+  if ((id[0] += step) < range[0])
     return;
   id[0] = 0;
   if (++id[1] < range[1])
@@ -92,7 +103,8 @@ static void fpar__fiber_main(void *arg) {
   fpar__san_switch_in(NULL, NULL, NULL);
   fpar__item_begin(&it, w);
   fpar__item_set_local(&it, g->start_id, l->geo.local_range);
-  fpar__next_local_id(g->start_id, l->geo.local_range);
+  it.lanes = fpar__lanes_at(l, g->start_id[0]);
+  fpar__next_local_id(g->start_id, l->geo.local_range, l->lanes);
   l->kernel(&it, l->args);
   fpar__item_exit(w);
 }
@@ -103,8 +115,7 @@ void fpar__group_promote(fpar__worker *w) {
   size_t i;
 
   if (fpar__stack_pool_reserve(&w->stacks, g->size) != 0)
-    fpar__group_abort(w, FPAR_ENOMEM, 0,
-                      "no memory for the fiber stacks of %zu work-items",
+    fpar__group_abort(w, FPAR_ENOMEM, 0, "no memory for %zu fiber stacks",
                       g->size);
   g->ctx[0] = w->runner_ctx;
   for (i = 1; i < g->size; i++) {
@@ -114,20 +125,21 @@ void fpar__group_promote(fpar__worker *w) {
                        fpar__stack_hi(&w->stacks, i), fpar__fiber_main, w);
   }
   g->start_id[0] = g->start_id[1] = g->start_id[2] = 0;
-  fpar__next_local_id(g->start_id, l->geo.local_range);
+  fpar__next_local_id(g->start_id, l->geo.local_range, l->lanes);
   g->cur = 0;
   g->fibers = 1;
 }
 
 /* Work-items 1.. of a group whose work-item 0 returned without reaching a
- * barrier: a plain loop, or one call of the launch's row runner per row.
- * (A barrier reached now is divergence and ends the group.) */
+ * barrier: a plain loop, one call of the launch's row runner per row, or
+ * one call per sub-group of a lane kernel.  (A barrier reached now is
+ * divergence and ends the group.) */
 static void fpar__run_loop(const fpar__launch *l, fpar_item *it) {
   const size_t *lr = l->geo.local_range;
   fpar_kernel_fn kernel = l->kernel;
   fpar_row_fn row = l->row;
   void *args = l->args;
-  size_t x, y, z, x0 = 1;
+  size_t x, y, z, x0 = it->lanes;
 
   /* The item escapes into the kernel, so its fields live in memory: only
    * local_id[0] changes per work-item, and group-local requests are reset
@@ -143,8 +155,10 @@ static void fpar__run_loop(const fpar__launch *l, fpar_item *it) {
         row(it, args, lr[0]);
         continue;
       }
-      for (x = x0; x < lr[0]; x++) {
+      for (x = x0; x < lr[0]; x += l->lanes) {
         it->local_id[0] = x;
+        if (l->lanes > 1)
+          it->lanes = fpar__lanes_at(l, x);
         if (__builtin_expect(it->local_calls != 0, 0))
           it->local_calls = 0;
         kernel(it, args);
@@ -161,7 +175,7 @@ static void fpar__run_group(fpar__worker *w, size_t linear) {
   fpar_item it;
 
   fpar__group_id(l, linear, g->group_id);
-  g->size = l->group_size;
+  g->size = l->group_fibers;
   g->fibers = 0;
   g->num_objects = 0;
   fpar__item_begin(&it, w);

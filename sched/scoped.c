@@ -96,16 +96,17 @@ void fpar__run_group_function(fpar__worker *w, size_t linear) {
 
 /* ---- Item loops ---------------------------------------------------------- */
 
-/* The logical item with local id `local` of group g (physical id 0). */
+/* The logical item with local id `local` of group g; physical: it is its
+ * own physical work-item (hierarchical), else physical id 0. */
 static void fpar__s_item_set(fpar_s_item *si, const fpar_group *g,
-                             const size_t local[3]) {
+                             const size_t local[3], int physical) {
   unsigned d;
 
   for (d = 0; d < 3; d++) {
     si->local_id[d] = local[d];
     si->group_local_id[d] = g->offset[d] + local[d];
     si->global_id[d] = g->global_origin[d] + si->group_local_id[d];
-    si->physical_id[d] = 0;
+    si->physical_id[d] = physical ? local[d] : 0;
   }
   si->group = g;
 }
@@ -113,7 +114,7 @@ static void fpar__s_item_set(fpar_s_item *si, const fpar_group *g,
 /* Call fn for every item of g, or row once per row of g. */
 static void fpar__items_loop(fpar__worker *w, const fpar_group *g,
                              const char *op, fpar_s_item_fn fn,
-                             fpar_s_row_fn row, void *ctx) {
+                             fpar_s_row_fn row, void *ctx, int physical) {
   size_t local[3];
   fpar_s_item si;
 
@@ -122,12 +123,12 @@ static void fpar__items_loop(fpar__worker *w, const fpar_group *g,
     for (local[1] = 0; local[1] < g->local_range[1]; local[1]++) {
       local[0] = 0;
       if (row != NULL) {
-        fpar__s_item_set(&si, g, local);
+        fpar__s_item_set(&si, g, local, physical);
         row(&si, ctx, g->local_range[0]);
         continue;
       }
       for (; local[0] < g->local_range[0]; local[0]++) {
-        fpar__s_item_set(&si, g, local);
+        fpar__s_item_set(&si, g, local, physical);
         fn(&si, ctx);
       }
     }
@@ -139,7 +140,7 @@ void fpar_distribute_items(fpar_group *g, fpar_s_item_fn fn, void *ctx) {
   fpar__worker *w = fpar__check_group_op(g, "fpar_distribute_items");
 
   if (w != NULL)
-    fpar__items_loop(w, g, "fpar_distribute_items", fn, NULL, ctx);
+    fpar__items_loop(w, g, "fpar_distribute_items", fn, NULL, ctx, 0);
 }
 
 void fpar_distribute_items_and_wait(fpar_group *g, fpar_s_item_fn fn,
@@ -152,7 +153,7 @@ void fpar_distribute_items_rows(fpar_group *g, fpar_s_row_fn row, void *ctx) {
   fpar__worker *w = fpar__check_group_op(g, "fpar_distribute_items_rows");
 
   if (w != NULL)
-    fpar__items_loop(w, g, "fpar_distribute_items_rows", NULL, row, ctx);
+    fpar__items_loop(w, g, "fpar_distribute_items_rows", NULL, row, ctx, 0);
 }
 
 /* ---- Nested groups ------------------------------------------------------- */
@@ -363,6 +364,7 @@ void fpar_parallel_for_work_item_range(fpar_group *g, fpar_range logical,
   for (d = 0; d < 3; d++) {
     view.local_range[d] = d < logical.dims ? logical.size[d] : 1;
     view.global_origin[d] = g->id[d] * view.local_range[d];
+    view.global_range[d] = g->range[d] * view.local_range[d];
   }
   w->inside = op;
   for (l[2] = 0; l[2] < view.local_range[2]; l[2]++)
@@ -377,6 +379,25 @@ void fpar_parallel_for_work_item_range(fpar_group *g, fpar_range logical,
         fn(&si, ctx);
       }
   w->inside = NULL;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the implicit barrier */
+}
+
+void fpar_parallel_for_work_item_rows(fpar_group *g, fpar_s_row_fn row,
+                                      void *ctx) {
+  fpar__worker *w = fpar__check_group_op(g, "fpar_parallel_for_work_item");
+  fpar_group view;
+  unsigned d;
+
+  if (w == NULL)
+    return;
+  /* The physical work-items, each its own logical item. */
+  view = *g;
+  for (d = 0; d < 3; d++) {
+    view.local_range[d] = g->physical_range[d];
+    view.global_origin[d] = g->id[d] * view.local_range[d];
+    view.global_range[d] = g->range[d] * view.local_range[d];
+  }
+  fpar__items_loop(w, &view, "fpar_parallel_for_work_item", NULL, row, ctx, 1);
   __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the implicit barrier */
 }
 

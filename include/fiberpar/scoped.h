@@ -476,6 +476,18 @@ FPAR_EXTERN void fpar_parallel_for_work_item_range(fpar_group *g,
                                                    void *ctx);
 
 /**
+ * \brief fpar_parallel_for_work_item() with a row runner (see
+ *        FPAR_DEFINE_ITEMS_ROW and FPAR_DEFINE_LANES_ROW): one call per row
+ *        of physical work-items.  Implicit barrier.
+ * \param g the work group.
+ * \param row the row runner.
+ * \param ctx passed to the body.
+ */
+FPAR_EXTERN void fpar_parallel_for_work_item_rows(fpar_group *g,
+                                                  fpar_s_row_fn row,
+                                                  void *ctx);
+
+/**
  * \brief sycl::private_memory: one object of \p size bytes (16-byte
  *        aligned, uninitialised) per physical work-item of \p g, carried
  *        across parallel_for_work_item calls and released when the group
