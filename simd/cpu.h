@@ -6,4 +6,8 @@
  * support (16 with AVX-512, 8 with AVX, 4 with SSE or NEON, 1 without). */
 unsigned fpar__simd_f32_lanes(void);
 
+/* The widest instruction set with a math table that the CPU runs:
+ * "avx512f", "avx2" (with FMA), "sse2" or "scalar". */
+const char *fpar__simd_isa(void);
+
 #endif

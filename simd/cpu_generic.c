@@ -1,11 +1,8 @@
-/* cpu_generic.c - vector width where the build knows it statically
- * (AArch64 always has 128-bit NEON). */
+/* cpu_generic.c - vector width on CPUs without a vector math table. */
 #include "simd/cpu.h"
 
 unsigned fpar__simd_f32_lanes(void) {
-#if defined(__aarch64__) || defined(__ARM_NEON)
-  return 4;
-#else
-  return 1;
-#endif
+  return 1; /* the lane header has no NEON width yet */
 }
+
+const char *fpar__simd_isa(void) { return "scalar"; }

@@ -13,3 +13,14 @@ unsigned fpar__simd_f32_lanes(void) {
     return 4;
   return 1;
 }
+
+const char *fpar__simd_isa(void) {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f"))
+    return "avx512f";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return "avx2";
+  if (__builtin_cpu_supports("sse2"))
+    return "sse2";
+  return "scalar";
+}

@@ -1,0 +1,673 @@
+/* fiberpar/simd.h - SIMD lanes: vector types, operations, SLEEF math,
+ * sub-group operations and lane-form kernels.
+ *
+ * The lane count W (FPAR_SIMD_WIDTH) follows the instruction set of the
+ * file that includes this header: 16 with AVX-512F, 8 with AVX2, 4 with
+ * SSE2 (any x86-64), 1 elsewhere or when FPAR_SIMD_FORCE_SCALAR is defined.
+ * Compile kernels with -march=native to get the machine's width.  Every
+ * vector type has W lanes (fpar_vf64 spans two registers); a mask is an
+ * fpar_vi32 whose lanes are -1 (on) or 0 (off).
+ *
+ * The vector types are GCC/Clang vector extensions: +, -, *, /, unary -,
+ * &, |, ^, ~, <<, >> and the comparisons (which give a mask) work on them
+ * directly, and v[i] reads lane i.
+ *
+ * Math (sin, cos, tan, exp, exp2, log, log2, pow, sqrt, rsqrt, erf, tanh)
+ * goes through SLEEF's functions for the width's instruction set, with
+ * SLEEF's 1-ULP accuracy (sqrt 0.5 ULP); rsqrt is 1/sqrt (at most 1.5 ULP)
+ * and fpar_vf32_rsqrt_fast a hardware estimate refined by Newton (about
+ * 2^-22 relative error).
+ */
+#ifndef FIBERPAR_SIMD_H
+#define FIBERPAR_SIMD_H
+
+#include <fiberpar.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__x86_64__) && !defined(FPAR_SIMD_FORCE_SCALAR)
+#include <immintrin.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Vectors of 16 doubles are passed in memory; GCC notes that this ABI
+ * changed in 2011, once per file.  Only inline functions pass them. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#if defined(FPAR_SIMD_FORCE_SCALAR)
+#define FPAR_SIMD_WIDTH 1
+#elif defined(__AVX512F__)
+#define FPAR_SIMD_WIDTH 16
+#elif defined(__AVX2__)
+#define FPAR_SIMD_WIDTH 8
+#elif defined(__SSE2__) && defined(__x86_64__)
+#define FPAR_SIMD_WIDTH 4
+#else
+#define FPAR_SIMD_WIDTH 1
+#endif
+
+/** W lanes of float, double, int32, uint32; masks are fpar_vi32. */
+typedef float fpar_vf32 __attribute__((vector_size(4 * FPAR_SIMD_WIDTH)));
+typedef double fpar_vf64 __attribute__((vector_size(8 * FPAR_SIMD_WIDTH)));
+typedef int32_t fpar_vi32 __attribute__((vector_size(4 * FPAR_SIMD_WIDTH)));
+typedef uint32_t fpar_vu32 __attribute__((vector_size(4 * FPAR_SIMD_WIDTH)));
+typedef int64_t fpar__vi64 __attribute__((vector_size(8 * FPAR_SIMD_WIDTH)));
+typedef fpar_vi32 fpar_vmask;
+
+#define FPAR__SIMD static inline __attribute__((always_inline))
+
+/* ---- Construction, loads and stores ------------------------------------ */
+
+/** \brief Every lane x. \param x the value. \return the vector. */
+FPAR__SIMD fpar_vf32 fpar_vf32_splat(float x) { return x - (fpar_vf32){0}; }
+/** \brief Every lane x. \param x the value. \return the vector. */
+FPAR__SIMD fpar_vf64 fpar_vf64_splat(double x) { return x - (fpar_vf64){0}; }
+/** \brief Every lane x. \param x the value. \return the vector. */
+FPAR__SIMD fpar_vi32 fpar_vi32_splat(int32_t x) { return x - (fpar_vi32){0}; }
+/** \brief Every lane x. \param x the value. \return the vector. */
+FPAR__SIMD fpar_vu32 fpar_vu32_splat(uint32_t x) {
+  return x - (fpar_vu32){0};
+}
+
+/** \brief The lane indices 0, 1, ..., W-1. \return the vector. */
+FPAR__SIMD fpar_vi32 fpar_vi32_iota(void) {
+  fpar_vi32 v;
+  for (int i = 0; i < FPAR_SIMD_WIDTH; i++)
+    v[i] = i;
+  return v;
+}
+
+/** \brief Lanes 0..n-1 on, the others off. \param n active lanes.
+ *  \return the mask. */
+FPAR__SIMD fpar_vmask fpar_vmask_first(unsigned n) {
+  return fpar_vi32_iota() < fpar_vi32_splat((int32_t)n);
+}
+
+/* Unaligned loads and stores, and masked ones that touch no memory for
+ * lanes that are off (their loaded value is 0). */
+#define FPAR__SIMD_MEMORY(T, E)                                               \
+  /** \brief Load W elements (any alignment). \param p the first.           \
+   *  \return the vector. */                                                \
+  FPAR__SIMD T T##_load(const E *p) {                                         \
+    T v;                                                                      \
+    memcpy(&v, p, sizeof v);                                                  \
+    return v;                                                                 \
+  }                                                                           \
+  /** \brief Store W elements (any alignment). \param p the first.          \
+   *  \param v the vector. */                                                 \
+  FPAR__SIMD void T##_store(E *p, T v) { memcpy(p, &v, sizeof v); }           \
+  /** \brief Load the lanes that are on; the others are 0 and their memory  \
+   *  is not read. \param p lane 0's element. \param m the mask.             \
+   *  \return the vector. */                                                \
+  FPAR__SIMD T T##_load_mask(const E *p, fpar_vmask m) {                      \
+    T v = {0};                                                                \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
+      if (m[i])                                                               \
+        v[i] = p[i];                                                          \
+    return v;                                                                 \
+  }                                                                           \
+  /** \brief Store the lanes that are on; the others' memory is not         \
+   *  written. \param p lane 0's element. \param v the vector.               \
+   *  \param m the mask. */                                                   \
+  FPAR__SIMD void T##_store_mask(E *p, T v, fpar_vmask m) {                   \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
+      if (m[i])                                                               \
+        p[i] = v[i];                                                          \
+  }                                                                           \
+  /** \brief Lane i reads base[idx[i]] where the mask is on (0 elsewhere).  \
+   *  \param base the array. \param idx element indices. \param m the mask. \
+   *  \return the vector. */                                                \
+  FPAR__SIMD T T##_gather(const E *base, fpar_vi32 idx, fpar_vmask m) {       \
+    T v = {0};                                                                \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
+      if (m[i])                                                               \
+        v[i] = base[idx[i]];                                                  \
+    return v;                                                                 \
+  }
+FPAR__SIMD_MEMORY(fpar_vf32, float)
+FPAR__SIMD_MEMORY(fpar_vf64, double)
+FPAR__SIMD_MEMORY(fpar_vi32, int32_t)
+FPAR__SIMD_MEMORY(fpar_vu32, uint32_t)
+
+/* ---- Masks --------------------------------------------------------------- */
+
+/** \brief Whether any lane is on. \param m the mask. \return 0 or 1. */
+FPAR__SIMD int fpar_vmask_any(fpar_vmask m) {
+  int32_t r = 0;
+  for (int i = 0; i < FPAR_SIMD_WIDTH; i++)
+    r |= m[i];
+  return r != 0;
+}
+/** \brief Whether every lane is on. \param m the mask. \return 0 or 1. */
+FPAR__SIMD int fpar_vmask_all(fpar_vmask m) {
+  int32_t r = -1;
+  for (int i = 0; i < FPAR_SIMD_WIDTH; i++)
+    r &= m[i];
+  return r != 0;
+}
+/** \brief Number of lanes on. \param m the mask. \return the count. */
+FPAR__SIMD unsigned fpar_vmask_count(fpar_vmask m) {
+  unsigned n = 0;
+  for (int i = 0; i < FPAR_SIMD_WIDTH; i++)
+    n += m[i] != 0;
+  return n;
+}
+
+/* ---- Arithmetic beyond the operators ------------------------------------ */
+
+/* select, abs, min, max (IEEE fmin/fmax: a NaN loses to a number), fma
+ * (one rounding), and horizontal reductions over the lanes that are on. */
+#define FPAR__SIMD_FLOAT_OPS(T, E, I, FMA, FMIN, FMAX, MAGNITUDE)             \
+  /** \brief a where the mask is on, else b. \param m the mask.             \
+   *  \param a on value. \param b off value. \return the blend. */           \
+  FPAR__SIMD T T##_select(fpar_vmask m, T a, T b) {                           \
+    I mm = __builtin_convertvector(m, I);                                     \
+    return (T)(((I)a & mm) | ((I)b & ~mm));                                   \
+  }                                                                           \
+  /** \brief |v|. \param v the vector. \return its magnitude. */              \
+  FPAR__SIMD T T##_abs(T v) { return (T)((I)v & ((I){0} + MAGNITUDE)); }     \
+  /** \brief Lane-wise fmin. \param a a vector. \param b a vector.           \
+   *  \return the minima. */                                                  \
+  FPAR__SIMD T T##_min(T a, T b) {                                            \
+    T r;                                                                      \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
+      r[i] = FMIN(a[i], b[i]);                                                \
+    return r;                                                                 \
+  }                                                                           \
+  /** \brief Lane-wise fmax. \param a a vector. \param b a vector.           \
+   *  \return the maxima. */                                                  \
+  FPAR__SIMD T T##_max(T a, T b) {                                            \
+    T r;                                                                      \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
+      r[i] = FMAX(a[i], b[i]);                                                \
+    return r;                                                                 \
+  }                                                                           \
+  /** \brief a * b + c with one rounding. \param a factor. \param b factor. \
+   *  \param c addend. \return the result. */                                \
+  FPAR__SIMD T T##_fma(T a, T b, T c) {                                       \
+    T r;                                                                      \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
+      r[i] = FMA(a[i], b[i], c[i]);                                           \
+    return r;                                                                 \
+  }                                                                           \
+  /** \brief Sum of the lanes that are on (0 if none). \param v the vector. \
+   *  \param m the mask. \return the sum. */                                  \
+  FPAR__SIMD E T##_reduce_add(T v, fpar_vmask m) {                            \
+    E s = 0;                                                                  \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
+      if (m[i])                                                               \
+        s += v[i];                                                            \
+    return s;                                                                 \
+  }                                                                           \
+  /** \brief fmin of the lanes that are on (+inf if none).                   \
+   *  \param v the vector. \param m the mask. \return the minimum. */         \
+  FPAR__SIMD E T##_reduce_min(T v, fpar_vmask m) {                            \
+    E s = (E)__builtin_inf();                                                 \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
+      if (m[i])                                                               \
+        s = FMIN(s, v[i]);                                                    \
+    return s;                                                                 \
+  }                                                                           \
+  /** \brief fmax of the lanes that are on (-inf if none).                   \
+   *  \param v the vector. \param m the mask. \return the maximum. */         \
+  FPAR__SIMD E T##_reduce_max(T v, fpar_vmask m) {                            \
+    E s = -(E)__builtin_inf();                                                \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
+      if (m[i])                                                               \
+        s = FMAX(s, v[i]);                                                    \
+    return s;                                                                 \
+  }
+FPAR__SIMD_FLOAT_OPS(fpar_vf32, float, fpar_vi32, __builtin_fmaf,
+                     __builtin_fminf, __builtin_fmaxf, 0x7fffffff)
+FPAR__SIMD_FLOAT_OPS(fpar_vf64, double, fpar__vi64, __builtin_fma,
+                     __builtin_fmin, __builtin_fmax, 0x7fffffffffffffffll)
+
+/* Integer select, abs, min, max and reductions. */
+#define FPAR__SIMD_INT_OPS(T, E)                                              \
+  /** \brief a where the mask is on, else b. \param m the mask.             \
+   *  \param a on value. \param b off value. \return the blend. */           \
+  FPAR__SIMD T T##_select(fpar_vmask m, T a, T b) {                           \
+    return (a & (T)m) | (b & ~(T)m);                                          \
+  }                                                                           \
+  /** \brief Lane-wise minimum. \param a a vector. \param b a vector.        \
+   *  \return the minima. */                                                  \
+  FPAR__SIMD T T##_min(T a, T b) { return T##_select(a < b, a, b); }          \
+  /** \brief Lane-wise maximum. \param a a vector. \param b a vector.        \
+   *  \return the maxima. */                                                  \
+  FPAR__SIMD T T##_max(T a, T b) { return T##_select(a > b, a, b); }          \
+  /** \brief Sum of the lanes that are on (wrapping). \param v the vector.  \
+   *  \param m the mask. \return the sum. */                                  \
+  FPAR__SIMD E T##_reduce_add(T v, fpar_vmask m) {                            \
+    E s = 0;                                                                  \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
+      if (m[i])                                                               \
+        s += v[i];                                                            \
+    return s;                                                                 \
+  }                                                                           \
+  /** \brief Minimum of the lanes that are on (the type's maximum if none). \
+   *  \param v the vector. \param m the mask. \return the minimum. */         \
+  FPAR__SIMD E T##_reduce_min(T v, fpar_vmask m) {                            \
+    E s = (E) ~(E)0 > 0 ? (E) ~(E)0 : (E)((~0u) >> 1);                        \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
+      if (m[i] && v[i] < s)                                                   \
+        s = v[i];                                                             \
+    return s;                                                                 \
+  }                                                                           \
+  /** \brief Maximum of the lanes that are on (the type's minimum if none). \
+   *  \param v the vector. \param m the mask. \return the maximum. */         \
+  FPAR__SIMD E T##_reduce_max(T v, fpar_vmask m) {                            \
+    E s = (E) ~(E)0 > 0 ? (E)0 : (E)(1u << 31);                               \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
+      if (m[i] && v[i] > s)                                                   \
+        s = v[i];                                                             \
+    return s;                                                                 \
+  }
+FPAR__SIMD_INT_OPS(fpar_vi32, int32_t)
+FPAR__SIMD_INT_OPS(fpar_vu32, uint32_t)
+
+/** \brief |v| (wrapping at INT32_MIN). \param v the vector.
+ *  \return the magnitudes. */
+FPAR__SIMD fpar_vi32 fpar_vi32_abs(fpar_vi32 v) {
+  return fpar_vi32_select(v < 0, -v, v);
+}
+
+/** \brief Convert lanes. \param v the vector. \return the converted one. */
+FPAR__SIMD fpar_vf32 fpar_vf32_from_vi32(fpar_vi32 v) {
+  return __builtin_convertvector(v, fpar_vf32);
+}
+/** \brief Convert lanes, truncating. \param v the vector.
+ *  \return the converted one. */
+FPAR__SIMD fpar_vi32 fpar_vi32_from_vf32(fpar_vf32 v) {
+  return __builtin_convertvector(v, fpar_vi32);
+}
+/** \brief Widen lanes. \param v the vector. \return the converted one. */
+FPAR__SIMD fpar_vf64 fpar_vf64_from_vf32(fpar_vf32 v) {
+  return __builtin_convertvector(v, fpar_vf64);
+}
+/** \brief Narrow lanes (rounding). \param v the vector.
+ *  \return the converted one. */
+FPAR__SIMD fpar_vf32 fpar_vf32_from_vf64(fpar_vf64 v) {
+  return __builtin_convertvector(v, fpar_vf32);
+}
+/** \brief Compare doubles into an fpar_vmask. \param a a vector.
+ *  \param b a vector. \return a < b per lane. */
+FPAR__SIMD fpar_vmask fpar_vf64_lt(fpar_vf64 a, fpar_vf64 b) {
+  return __builtin_convertvector(a < b, fpar_vi32);
+}
+
+/* ---- Math through SLEEF -------------------------------------------------- */
+
+/** The math functions: XX(name, arity). */
+#define FPAR_MATH_OPS(XX)                                                     \
+  XX(sin, 1)                                                                  \
+  XX(cos, 1)                                                                  \
+  XX(tan, 1)                                                                  \
+  XX(exp, 1)                                                                  \
+  XX(exp2, 1)                                                                 \
+  XX(log, 1)                                                                  \
+  XX(log2, 1)                                                                 \
+  XX(pow, 2)                                                                  \
+  XX(sqrt, 1)                                                                 \
+  XX(rsqrt, 1)                                                                \
+  XX(erf, 1)                                                                  \
+  XX(tanh, 1)
+
+/** Math operations of fpar_math_f32() / fpar_math_f64(). */
+typedef enum fpar_math_op {
+#define FPAR__MATH_ENUM(name, arity) FPAR_MATH_##name,
+  FPAR_MATH_OPS(FPAR__MATH_ENUM)
+#undef FPAR__MATH_ENUM
+      FPAR_MATH_COUNT
+} fpar_math_op;
+
+/**
+ * \brief out[i] = op(x[i]) (or op(x[i], y[i]) for pow) for i < n, with the
+ *        widest vector unit of this CPU (chosen at run time).
+ * \param op the operation.
+ * \param out results.
+ * \param x first operands.
+ * \param y second operands for pow, else ignored (may be NULL).
+ * \param n elements.
+ * \return 0, or FPAR_EINVAL for an unknown op or NULL arrays.
+ */
+FPAR_EXTERN int fpar_math_f32(fpar_math_op op, float *out, const float *x,
+                              const float *y, size_t n);
+/** \brief fpar_math_f32() in double precision. \param op the operation.
+ *  \param out results. \param x first operands. \param y second operands
+ *  (pow). \param n elements. \return 0 or FPAR_EINVAL. */
+FPAR_EXTERN int fpar_math_f64(fpar_math_op op, double *out, const double *x,
+                              const double *y, size_t n);
+/** \brief The instruction set fpar_math_f32() uses on this CPU.
+ *  \return "avx512f", "avx2", "sse2" or "scalar". */
+FPAR_EXTERN const char *fpar_math_isa(void);
+
+/* The width-specific entry points behind the inline functions below (a
+ * private interface: arrays of W lanes in, W lanes out). */
+#define FPAR__VM_NAME(name, t, w) FPAR__VM_NAME_(name, t, w)
+#define FPAR__VM_NAME_(name, t, w) fpar__vm_##name##_##t##_x##w
+#define FPAR__VM_DECLARE(name, arity)                                         \
+  FPAR_EXTERN void FPAR__VM_NAME(name, f32, FPAR_SIMD_WIDTH)(                 \
+      float *out, const float *x, const float *y);                            \
+  FPAR_EXTERN void FPAR__VM_NAME(name, f64, FPAR_SIMD_WIDTH)(                 \
+      double *out, const double *x, const double *y);
+FPAR_MATH_OPS(FPAR__VM_DECLARE)
+#undef FPAR__VM_DECLARE
+
+#define FPAR__VM_INLINE(name, arity)                                          \
+  /** \brief Lane-wise math through SLEEF. \param x operand.                 \
+   *  \param y second operand (pow only; ignored otherwise).                \
+   *  \return the results. */                                                 \
+  FPAR__SIMD fpar_vf32 fpar_vf32_##name##_(fpar_vf32 x, fpar_vf32 y) {        \
+    fpar_vf32 r;                                                              \
+    FPAR__VM_NAME(name, f32, FPAR_SIMD_WIDTH)                                 \
+    ((float *)&r, (const float *)&x, (const float *)&y);                      \
+    return r;                                                                 \
+  }                                                                           \
+  /** \brief Lane-wise math through SLEEF. \param x operand.                 \
+   *  \param y second operand (pow only; ignored otherwise).                \
+   *  \return the results. */                                                 \
+  FPAR__SIMD fpar_vf64 fpar_vf64_##name##_(fpar_vf64 x, fpar_vf64 y) {        \
+    fpar_vf64 r;                                                              \
+    FPAR__VM_NAME(name, f64, FPAR_SIMD_WIDTH)                                 \
+    ((double *)&r, (const double *)&x, (const double *)&y);                   \
+    return r;                                                                 \
+  }
+FPAR_MATH_OPS(FPAR__VM_INLINE)
+#undef FPAR__VM_INLINE
+
+#define fpar_vf32_sin(x) fpar_vf32_sin_((x), (x))
+#define fpar_vf32_cos(x) fpar_vf32_cos_((x), (x))
+#define fpar_vf32_tan(x) fpar_vf32_tan_((x), (x))
+#define fpar_vf32_exp(x) fpar_vf32_exp_((x), (x))
+#define fpar_vf32_exp2(x) fpar_vf32_exp2_((x), (x))
+#define fpar_vf32_log(x) fpar_vf32_log_((x), (x))
+#define fpar_vf32_log2(x) fpar_vf32_log2_((x), (x))
+#define fpar_vf32_pow(x, y) fpar_vf32_pow_((x), (y))
+#define fpar_vf32_sqrt(x) fpar_vf32_sqrt_((x), (x))
+#define fpar_vf32_rsqrt(x) fpar_vf32_rsqrt_((x), (x))
+#define fpar_vf32_erf(x) fpar_vf32_erf_((x), (x))
+#define fpar_vf32_tanh(x) fpar_vf32_tanh_((x), (x))
+#define fpar_vf64_sin(x) fpar_vf64_sin_((x), (x))
+#define fpar_vf64_cos(x) fpar_vf64_cos_((x), (x))
+#define fpar_vf64_tan(x) fpar_vf64_tan_((x), (x))
+#define fpar_vf64_exp(x) fpar_vf64_exp_((x), (x))
+#define fpar_vf64_exp2(x) fpar_vf64_exp2_((x), (x))
+#define fpar_vf64_log(x) fpar_vf64_log_((x), (x))
+#define fpar_vf64_log2(x) fpar_vf64_log2_((x), (x))
+#define fpar_vf64_pow(x, y) fpar_vf64_pow_((x), (y))
+#define fpar_vf64_sqrt(x) fpar_vf64_sqrt_((x), (x))
+#define fpar_vf64_rsqrt(x) fpar_vf64_rsqrt_((x), (x))
+#define fpar_vf64_erf(x) fpar_vf64_erf_((x), (x))
+#define fpar_vf64_tanh(x) fpar_vf64_tanh_((x), (x))
+
+/** \brief Approximate 1/sqrt(x) in registers: the hardware estimate and
+ *  one Newton step (about 2^-22 relative error; exact 1/sqrt where the
+ *  build has no estimate instruction).  \param x the operand.
+ *  \return the estimates. */
+FPAR__SIMD fpar_vf32 fpar_vf32_rsqrt_fast(fpar_vf32 x) {
+#if FPAR_SIMD_WIDTH == 16
+  fpar_vf32 y = (fpar_vf32)_mm512_rsqrt14_ps((__m512)x);
+#elif FPAR_SIMD_WIDTH == 8
+  fpar_vf32 y = (fpar_vf32)_mm256_rsqrt_ps((__m256)x);
+#elif FPAR_SIMD_WIDTH == 4
+  fpar_vf32 y = (fpar_vf32)_mm_rsqrt_ps((__m128)x);
+#else
+  fpar_vf32 y = fpar_vf32_splat(1.0f / __builtin_sqrtf(x[0]));
+  return y;
+#endif
+#if FPAR_SIMD_WIDTH > 1
+  return y * (1.5f - 0.5f * x * y * y);
+#endif
+}
+
+/* ---- Sub-group operations (lanes of one register) ------------------------ */
+
+/** \brief Lane i gets v[idx[i] mod W]. \param v the vector.
+ *  \param idx source lanes. \return the permutation. */
+FPAR__SIMD fpar_vf32 fpar_vf32_shuffle(fpar_vf32 v, fpar_vi32 idx) {
+#if defined(__clang__) || FPAR_SIMD_WIDTH == 1
+  fpar_vf32 r;
+  for (int i = 0; i < FPAR_SIMD_WIDTH; i++)
+    r[i] = v[idx[i] & (FPAR_SIMD_WIDTH - 1)];
+  return r;
+#else
+  return __builtin_shuffle(v, idx);
+#endif
+}
+/** \brief Lane i gets v[idx[i] mod W]. \param v the vector.
+ *  \param idx source lanes. \return the permutation. */
+FPAR__SIMD fpar_vi32 fpar_vi32_shuffle(fpar_vi32 v, fpar_vi32 idx) {
+  return (fpar_vi32)fpar_vf32_shuffle((fpar_vf32)v, idx);
+}
+
+/* broadcast, shuffle_xor, shuffle_up/down and scans for one element type;
+ * OPS supplies the combine step of the scans. */
+#define FPAR__SIMD_SUBGROUP(T, E, SHUF)                                       \
+  /** \brief Every lane gets v[lane]. \param v the vector.                   \
+   *  \param lane 0..W-1. \return the broadcast. */                           \
+  FPAR__SIMD T T##_broadcast(T v, unsigned lane) {                            \
+    return v[lane] - (T){0};                                                  \
+  }                                                                           \
+  /** \brief Lane i gets v[i ^ mask]. \param v the vector.                   \
+   *  \param mask lane-index bits to flip. \return the exchange. */           \
+  FPAR__SIMD T T##_shuffle_xor(T v, unsigned mask) {                          \
+    return SHUF(v, fpar_vi32_iota() ^ (int32_t)mask);                         \
+  }                                                                           \
+  /** \brief Lane i gets v[i - delta]; lanes below delta keep their own.    \
+   *  \param v the vector. \param delta the shift. \return the shifted. */    \
+  FPAR__SIMD T T##_shuffle_up(T v, unsigned delta) {                          \
+    fpar_vi32 i = fpar_vi32_iota(), src = i - (int32_t)delta;                 \
+    return T##_select(src >= 0, SHUF(v, src), v);                             \
+  }                                                                           \
+  /** \brief Lane i gets v[i + delta]; lanes from W - delta keep their own. \
+   *  \param v the vector. \param delta the shift. \return the shifted. */    \
+  FPAR__SIMD T T##_shuffle_down(T v, unsigned delta) {                        \
+    fpar_vi32 i = fpar_vi32_iota(), src = i + (int32_t)delta;                 \
+    return T##_select(src < FPAR_SIMD_WIDTH, SHUF(v, src), v);                \
+  }                                                                           \
+  /** \brief Inclusive prefix sum over the lanes that are on (off lanes    \
+   *  add 0 and get the running value). \param v the vector.                 \
+   *  \param m the mask. \return the scan. */                                 \
+  FPAR__SIMD T T##_scan_add(T v, fpar_vmask m) {                              \
+    v = T##_select(m, v, (T){0});                                             \
+    for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2)                              \
+      v = v + T##_select(fpar_vi32_iota() >= d, T##_shuffle_up(v, d),         \
+                         (T){0});                                             \
+    return v;                                                                 \
+  }                                                                           \
+  /** \brief Inclusive prefix minimum over the lanes that are on.           \
+   *  \param v the vector. \param m the mask. \return the scan. */            \
+  FPAR__SIMD T T##_scan_min(T v, fpar_vmask m) {                              \
+    T id = T##_splat(T##_reduce_min(v, (fpar_vmask){0}));                     \
+    v = T##_select(m, v, id);                                                 \
+    for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2)                              \
+      v = T##_min(v, T##_select(fpar_vi32_iota() >= d,                        \
+                                T##_shuffle_up(v, d), id));                   \
+    return v;                                                                 \
+  }                                                                           \
+  /** \brief Inclusive prefix maximum over the lanes that are on.           \
+   *  \param v the vector. \param m the mask. \return the scan. */            \
+  FPAR__SIMD T T##_scan_max(T v, fpar_vmask m) {                              \
+    T id = T##_splat(T##_reduce_max(v, (fpar_vmask){0}));                     \
+    v = T##_select(m, v, id);                                                 \
+    for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2)                              \
+      v = T##_max(v, T##_select(fpar_vi32_iota() >= d,                        \
+                                T##_shuffle_up(v, d), id));                   \
+    return v;                                                                 \
+  }                                                                           \
+  /** \brief Exclusive prefix sum (lane 0 gets 0). \param v the vector.     \
+   *  \param m the mask. \return the scan. */                                 \
+  FPAR__SIMD T T##_exscan_add(T v, fpar_vmask m) {                            \
+    T s = T##_scan_add(v, m);                                                 \
+    return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1), (T){0});    \
+  }                                                                           \
+  /** \brief Exclusive prefix minimum (lane 0 gets the identity).           \
+   *  \param v the vector. \param m the mask. \return the scan. */            \
+  FPAR__SIMD T T##_exscan_min(T v, fpar_vmask m) {                            \
+    T s = T##_scan_min(v, m);                                                 \
+    return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1),             \
+                      T##_splat(T##_reduce_min(v, (fpar_vmask){0})));         \
+  }                                                                           \
+  /** \brief Exclusive prefix maximum (lane 0 gets the identity).           \
+   *  \param v the vector. \param m the mask. \return the scan. */            \
+  FPAR__SIMD T T##_exscan_max(T v, fpar_vmask m) {                            \
+    T s = T##_scan_max(v, m);                                                 \
+    return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1),             \
+                      T##_splat(T##_reduce_max(v, (fpar_vmask){0})));         \
+  }
+FPAR__SIMD_SUBGROUP(fpar_vf32, float, fpar_vf32_shuffle)
+FPAR__SIMD_SUBGROUP(fpar_vi32, int32_t, fpar_vi32_shuffle)
+
+/* ---- Lane-form nd_range kernels ----------------------------------------- */
+
+/** One sub-group of an nd_range launch as W lanes: work-items (x0 + i, y,
+ *  z) for lanes i that are on. */
+typedef struct fpar_lanes {
+  fpar_item *it;        /**< lane 0: fpar_barrier, group-local memory, and
+                             the scalar queries of dimensions 1 and 2 */
+  fpar_vi32 local_id0;  /**< local ids along dimension 0 */
+  fpar_vi32 global_id0; /**< global ids along dimension 0 (32-bit) */
+  fpar_vmask mask;      /**< lanes that are work-items */
+  unsigned active;      /**< lanes on (W but in a masked last sub-group) */
+} fpar_lanes;
+
+/** Body of a lane-form kernel. */
+typedef void (*fpar_lanes_fn)(fpar_lanes *lk, void *args);
+
+/** Define `static void name(fpar_item *, void *)`, the kernel to launch for
+ *  `body`, a function taking (fpar_lanes *, void *args) visible in this file
+ *  (best static inline).  Launch it with fpar_launch_desc.kernel = name and
+ *  .lanes = FPAR_SIMD_WIDTH: the runtime then runs one fiber per sub-group
+ *  of W work-items along dimension 0, and fpar_barrier(lk->it) costs one
+ *  switch per W work-items. */
+#define FPAR_DEFINE_LANE_KERNEL(name, body)                                   \
+  static void name(fpar_item *fpar_it_, void *fpar_args_) {                   \
+    fpar_lanes fpar_lk_;                                                      \
+    fpar_lk_.it = fpar_it_;                                                   \
+    fpar_lk_.active = fpar_it_->lanes;                                        \
+    fpar_lk_.local_id0 = fpar_vi32_iota() + (int32_t)fpar_it_->local_id[0];   \
+    fpar_lk_.global_id0 =                                                     \
+        fpar_lk_.local_id0 + (int32_t)fpar_it_->origin[0];                    \
+    fpar_lk_.mask = fpar_vmask_first(fpar_it_->lanes);                        \
+    body(&fpar_lk_, fpar_args_);                                              \
+  }
+
+/* Sub-group operations of a lane kernel: over its active lanes. */
+/** \brief Sub-group sum. \param lk the sub-group. \param v values.
+ *  \return the sum over active lanes. */
+FPAR__SIMD float fpar_sub_group_reduce_add_f32(const fpar_lanes *lk,
+                                               fpar_vf32 v) {
+  return fpar_vf32_reduce_add(v, lk->mask);
+}
+/** \brief Sub-group minimum. \param lk the sub-group. \param v values.
+ *  \return the minimum over active lanes. */
+FPAR__SIMD float fpar_sub_group_reduce_min_f32(const fpar_lanes *lk,
+                                               fpar_vf32 v) {
+  return fpar_vf32_reduce_min(v, lk->mask);
+}
+/** \brief Sub-group maximum. \param lk the sub-group. \param v values.
+ *  \return the maximum over active lanes. */
+FPAR__SIMD float fpar_sub_group_reduce_max_f32(const fpar_lanes *lk,
+                                               fpar_vf32 v) {
+  return fpar_vf32_reduce_max(v, lk->mask);
+}
+/** \brief Whether the predicate holds in any active lane.
+ *  \param lk the sub-group. \param pred a mask. \return 0 or 1. */
+FPAR__SIMD int fpar_sub_group_any(const fpar_lanes *lk, fpar_vmask pred) {
+  return fpar_vmask_any(pred & lk->mask);
+}
+/** \brief Whether the predicate holds in every active lane.
+ *  \param lk the sub-group. \param pred a mask. \return 0 or 1. */
+FPAR__SIMD int fpar_sub_group_all(const fpar_lanes *lk, fpar_vmask pred) {
+  return fpar_vmask_all(pred | ~lk->mask);
+}
+
+/* ---- Lane bodies for item loops (scoped, hierarchical, OCCA inner) ------ */
+
+/** W consecutive logical items of a row of the innermost group. */
+typedef struct fpar_lane_block {
+  const fpar_s_item *si; /**< lane 0's item: ids of dimensions 1 and 2 */
+  size_t first;          /**< local id (dimension 0) of lane 0 */
+  fpar_vi32 local_id0;   /**< innermost local ids along dimension 0 */
+  fpar_vi32 global_id0;  /**< global ids along dimension 0 (32-bit) */
+  fpar_vmask mask;       /**< lanes that are items (the row's tail) */
+} fpar_lane_block;
+
+/** Body of fpar_distribute_lanes(). */
+typedef void (*fpar_lane_fn)(const fpar_lane_block *b, void *ctx);
+
+/** Define `static void name(fpar_s_item *, void *, size_t)`, a row runner
+ *  that runs `body` (taking (const fpar_lane_block *, void *ctx), visible in
+ *  this file) once per block of W items, the last block masked; give it to
+ *  fpar_distribute_items_rows() or fpar_parallel_for_work_item_rows(). */
+#define FPAR_DEFINE_LANES_ROW(name, body)                                     \
+  static void name(fpar_s_item *fpar_si_, void *fpar_ctx_,                    \
+                   size_t fpar_x_end_) {                                      \
+    fpar_lane_block fpar_b_;                                                  \
+    size_t fpar_x_;                                                           \
+    fpar_b_.si = fpar_si_;                                                    \
+    for (fpar_x_ = fpar_si_->local_id[0]; fpar_x_ < fpar_x_end_;              \
+         fpar_x_ += FPAR_SIMD_WIDTH) {                                        \
+      size_t fpar_left_ = fpar_x_end_ - fpar_x_;                              \
+      fpar_b_.first = fpar_x_;                                                \
+      fpar_b_.local_id0 = fpar_vi32_iota() + (int32_t)fpar_x_;                \
+      fpar_b_.global_id0 =                                                    \
+          fpar_b_.local_id0 + (int32_t)(fpar_si_->global_id[0] -              \
+                                        fpar_si_->local_id[0]);               \
+      fpar_b_.mask = fpar_vmask_first(fpar_left_ < FPAR_SIMD_WIDTH            \
+                                          ? (unsigned)fpar_left_              \
+                                          : FPAR_SIMD_WIDTH);                 \
+      body(&fpar_b_, fpar_ctx_);                                              \
+    }                                                                         \
+  }
+
+typedef struct fpar__lane_call {
+  fpar_lane_fn fn;
+  void *ctx;
+} fpar__lane_call;
+
+FPAR__SIMD void fpar__lane_call_body(const fpar_lane_block *b, void *p) {
+  const fpar__lane_call *c = (const fpar__lane_call *)p;
+  c->fn(b, c->ctx);
+}
+FPAR_DEFINE_LANES_ROW(fpar__lane_call_row, fpar__lane_call_body)
+
+/**
+ * \brief fpar_distribute_items() in blocks of W lanes: fn runs once per
+ *        block of W logical items of a row of \p g, the last block of a
+ *        row masked.  (FPAR_DEFINE_LANES_ROW with
+ *        fpar_distribute_items_rows() inlines the body instead of calling
+ *        it through a pointer.)
+ * \param g the innermost group.
+ * \param fn the body.
+ * \param ctx passed to fn.
+ */
+static inline void fpar_distribute_lanes(fpar_group *g, fpar_lane_fn fn,
+                                         void *ctx) {
+  fpar__lane_call c = {fn, ctx};
+  fpar_distribute_items_rows(g, fpar__lane_call_row, &c);
+}
+
+/**
+ * \brief fpar_parallel_for_work_item() in blocks of W lanes.
+ * \param g the work group.
+ * \param fn the body, once per block of W physical items of a row.
+ * \param ctx passed to fn.
+ */
+static inline void fpar_parallel_for_work_item_lanes(fpar_group *g,
+                                                     fpar_lane_fn fn,
+                                                     void *ctx) {
+  fpar__lane_call c = {fn, ctx};
+  fpar_parallel_for_work_item_rows(g, fpar__lane_call_row, &c);
+}
+
+#pragma GCC diagnostic pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FIBERPAR_SIMD_H */
