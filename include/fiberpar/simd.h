@@ -63,11 +63,17 @@ typedef fpar_vi32 fpar_vmask;
 /* ---- Construction, loads and stores ------------------------------------ */
 
 /** \brief Every lane x. \param x the value. \return the vector. */
-FPAR__SIMD fpar_vf32 fpar_vf32_splat(float x) { return x - (fpar_vf32){0}; }
+FPAR__SIMD fpar_vf32 fpar_vf32_splat(float x) {
+  return x - (fpar_vf32){0};
+}
 /** \brief Every lane x. \param x the value. \return the vector. */
-FPAR__SIMD fpar_vf64 fpar_vf64_splat(double x) { return x - (fpar_vf64){0}; }
+FPAR__SIMD fpar_vf64 fpar_vf64_splat(double x) {
+  return x - (fpar_vf64){0};
+}
 /** \brief Every lane x. \param x the value. \return the vector. */
-FPAR__SIMD fpar_vi32 fpar_vi32_splat(int32_t x) { return x - (fpar_vi32){0}; }
+FPAR__SIMD fpar_vi32 fpar_vi32_splat(int32_t x) {
+  return x - (fpar_vi32){0};
+}
 /** \brief Every lane x. \param x the value. \return the vector. */
 FPAR__SIMD fpar_vu32 fpar_vu32_splat(uint32_t x) {
   return x - (fpar_vu32){0};
@@ -89,44 +95,46 @@ FPAR__SIMD fpar_vmask fpar_vmask_first(unsigned n) {
 
 /* Unaligned loads and stores, and masked ones that touch no memory for
  * lanes that are off (their loaded value is 0). */
-#define FPAR__SIMD_MEMORY(T, E)                                               \
-  /** \brief Load W elements (any alignment). \param p the first.           \
-   *  \return the vector. */                                                \
-  FPAR__SIMD T T##_load(const E *p) {                                         \
-    T v;                                                                      \
-    memcpy(&v, p, sizeof v);                                                  \
-    return v;                                                                 \
-  }                                                                           \
-  /** \brief Store W elements (any alignment). \param p the first.          \
-   *  \param v the vector. */                                                 \
-  FPAR__SIMD void T##_store(E *p, T v) { memcpy(p, &v, sizeof v); }           \
-  /** \brief Load the lanes that are on; the others are 0 and their memory  \
-   *  is not read. \param p lane 0's element. \param m the mask.             \
-   *  \return the vector. */                                                \
-  FPAR__SIMD T T##_load_mask(const E *p, fpar_vmask m) {                      \
-    T v = {0};                                                                \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
-      if (m[i])                                                               \
-        v[i] = p[i];                                                          \
-    return v;                                                                 \
-  }                                                                           \
-  /** \brief Store the lanes that are on; the others' memory is not         \
-   *  written. \param p lane 0's element. \param v the vector.               \
-   *  \param m the mask. */                                                   \
-  FPAR__SIMD void T##_store_mask(E *p, T v, fpar_vmask m) {                   \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
-      if (m[i])                                                               \
-        p[i] = v[i];                                                          \
-  }                                                                           \
-  /** \brief Lane i reads base[idx[i]] where the mask is on (0 elsewhere).  \
-   *  \param base the array. \param idx element indices. \param m the mask. \
-   *  \return the vector. */                                                \
-  FPAR__SIMD T T##_gather(const E *base, fpar_vi32 idx, fpar_vmask m) {       \
-    T v = {0};                                                                \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
-      if (m[i])                                                               \
-        v[i] = base[idx[i]];                                                  \
-    return v;                                                                 \
+#define FPAR__SIMD_MEMORY(T, E)                                                \
+  /** \brief Load W elements (any alignment). \param p the first.              \
+   *  \return the vector. */                                                   \
+  FPAR__SIMD T T##_load(const E *p) {                                          \
+    T v;                                                                       \
+    memcpy(&v, p, sizeof v);                                                   \
+    return v;                                                                  \
+  }                                                                            \
+  /** \brief Store W elements (any alignment). \param p the first.             \
+   *  \param v the vector. */                                                  \
+  FPAR__SIMD void T##_store(E *p, T v) {                                       \
+    memcpy(p, &v, sizeof v);                                                   \
+  }                                                                            \
+  /** \brief Load the lanes that are on; the others are 0 and their memory     \
+   *  is not read. \param p lane 0's element. \param m the mask.               \
+   *  \return the vector. */                                                   \
+  FPAR__SIMD T T##_load_mask(const E *p, fpar_vmask m) {                       \
+    T v = {0};                                                                 \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      if (m[i])                                                                \
+        v[i] = p[i];                                                           \
+    return v;                                                                  \
+  }                                                                            \
+  /** \brief Store the lanes that are on; the others' memory is not            \
+   *  written. \param p lane 0's element. \param v the vector.                 \
+   *  \param m the mask. */                                                    \
+  FPAR__SIMD void T##_store_mask(E *p, T v, fpar_vmask m) {                    \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      if (m[i])                                                                \
+        p[i] = v[i];                                                           \
+  }                                                                            \
+  /** \brief Lane i reads base[idx[i]] where the mask is on (0 elsewhere).     \
+   *  \param base the array. \param idx element indices. \param m the mask.    \
+   *  \return the vector. */                                                   \
+  FPAR__SIMD T T##_gather(const E *base, fpar_vi32 idx, fpar_vmask m) {        \
+    T v = {0};                                                                 \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      if (m[i])                                                                \
+        v[i] = base[idx[i]];                                                   \
+    return v;                                                                  \
   }
 FPAR__SIMD_MEMORY(fpar_vf32, float)
 FPAR__SIMD_MEMORY(fpar_vf64, double)
@@ -161,65 +169,67 @@ FPAR__SIMD unsigned fpar_vmask_count(fpar_vmask m) {
 
 /* select, abs, min, max (IEEE fmin/fmax: a NaN loses to a number), fma
  * (one rounding), and horizontal reductions over the lanes that are on. */
-#define FPAR__SIMD_FLOAT_OPS(T, E, I, FMA, FMIN, FMAX, MAGNITUDE)             \
-  /** \brief a where the mask is on, else b. \param m the mask.             \
-   *  \param a on value. \param b off value. \return the blend. */           \
-  FPAR__SIMD T T##_select(fpar_vmask m, T a, T b) {                           \
-    I mm = __builtin_convertvector(m, I);                                     \
-    return (T)(((I)a & mm) | ((I)b & ~mm));                                   \
-  }                                                                           \
-  /** \brief |v|. \param v the vector. \return its magnitude. */              \
-  FPAR__SIMD T T##_abs(T v) { return (T)((I)v & ((I){0} + MAGNITUDE)); }     \
-  /** \brief Lane-wise fmin. \param a a vector. \param b a vector.           \
-   *  \return the minima. */                                                  \
-  FPAR__SIMD T T##_min(T a, T b) {                                            \
-    T r;                                                                      \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
-      r[i] = FMIN(a[i], b[i]);                                                \
-    return r;                                                                 \
-  }                                                                           \
-  /** \brief Lane-wise fmax. \param a a vector. \param b a vector.           \
-   *  \return the maxima. */                                                  \
-  FPAR__SIMD T T##_max(T a, T b) {                                            \
-    T r;                                                                      \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
-      r[i] = FMAX(a[i], b[i]);                                                \
-    return r;                                                                 \
-  }                                                                           \
-  /** \brief a * b + c with one rounding. \param a factor. \param b factor. \
-   *  \param c addend. \return the result. */                                \
-  FPAR__SIMD T T##_fma(T a, T b, T c) {                                       \
-    T r;                                                                      \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
-      r[i] = FMA(a[i], b[i], c[i]);                                           \
-    return r;                                                                 \
-  }                                                                           \
-  /** \brief Sum of the lanes that are on (0 if none). \param v the vector. \
-   *  \param m the mask. \return the sum. */                                  \
-  FPAR__SIMD E T##_reduce_add(T v, fpar_vmask m) {                            \
-    E s = 0;                                                                  \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
-      if (m[i])                                                               \
-        s += v[i];                                                            \
-    return s;                                                                 \
-  }                                                                           \
-  /** \brief fmin of the lanes that are on (+inf if none).                   \
-   *  \param v the vector. \param m the mask. \return the minimum. */         \
-  FPAR__SIMD E T##_reduce_min(T v, fpar_vmask m) {                            \
-    E s = (E)__builtin_inf();                                                 \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
-      if (m[i])                                                               \
-        s = FMIN(s, v[i]);                                                    \
-    return s;                                                                 \
-  }                                                                           \
-  /** \brief fmax of the lanes that are on (-inf if none).                   \
-   *  \param v the vector. \param m the mask. \return the maximum. */         \
-  FPAR__SIMD E T##_reduce_max(T v, fpar_vmask m) {                            \
-    E s = -(E)__builtin_inf();                                                \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
-      if (m[i])                                                               \
-        s = FMAX(s, v[i]);                                                    \
-    return s;                                                                 \
+#define FPAR__SIMD_FLOAT_OPS(T, E, I, FMA, FMIN, FMAX, MAGNITUDE)              \
+  /** \brief a where the mask is on, else b. \param m the mask.                \
+   *  \param a on value. \param b off value. \return the blend. */             \
+  FPAR__SIMD T T##_select(fpar_vmask m, T a, T b) {                            \
+    I mm = __builtin_convertvector(m, I);                                      \
+    return (T)(((I)a & mm) | ((I)b & ~mm));                                    \
+  }                                                                            \
+  /** \brief |v|. \param v the vector. \return its magnitude. */               \
+  FPAR__SIMD T T##_abs(T v) {                                                  \
+    return (T)((I)v & ((I){0} + MAGNITUDE));                                   \
+  }                                                                            \
+  /** \brief Lane-wise fmin. \param a a vector. \param b a vector.             \
+   *  \return the minima. */                                                   \
+  FPAR__SIMD T T##_min(T a, T b) {                                             \
+    T r;                                                                       \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      r[i] = FMIN(a[i], b[i]);                                                 \
+    return r;                                                                  \
+  }                                                                            \
+  /** \brief Lane-wise fmax. \param a a vector. \param b a vector.             \
+   *  \return the maxima. */                                                   \
+  FPAR__SIMD T T##_max(T a, T b) {                                             \
+    T r;                                                                       \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      r[i] = FMAX(a[i], b[i]);                                                 \
+    return r;                                                                  \
+  }                                                                            \
+  /** \brief a * b + c with one rounding. \param a factor. \param b factor.    \
+   *  \param c addend. \return the result. */                                  \
+  FPAR__SIMD T T##_fma(T a, T b, T c) {                                        \
+    T r;                                                                       \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      r[i] = FMA(a[i], b[i], c[i]);                                            \
+    return r;                                                                  \
+  }                                                                            \
+  /** \brief Sum of the lanes that are on (0 if none). \param v the vector.    \
+   *  \param m the mask. \return the sum. */                                   \
+  FPAR__SIMD E T##_reduce_add(T v, fpar_vmask m) {                             \
+    E s = 0;                                                                   \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      if (m[i])                                                                \
+        s += v[i];                                                             \
+    return s;                                                                  \
+  }                                                                            \
+  /** \brief fmin of the lanes that are on (+inf if none).                     \
+   *  \param v the vector. \param m the mask. \return the minimum. */          \
+  FPAR__SIMD E T##_reduce_min(T v, fpar_vmask m) {                             \
+    E s = (E)__builtin_inf();                                                  \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      if (m[i])                                                                \
+        s = FMIN(s, v[i]);                                                     \
+    return s;                                                                  \
+  }                                                                            \
+  /** \brief fmax of the lanes that are on (-inf if none).                     \
+   *  \param v the vector. \param m the mask. \return the maximum. */          \
+  FPAR__SIMD E T##_reduce_max(T v, fpar_vmask m) {                             \
+    E s = -(E)__builtin_inf();                                                 \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      if (m[i])                                                                \
+        s = FMAX(s, v[i]);                                                     \
+    return s;                                                                  \
   }
 FPAR__SIMD_FLOAT_OPS(fpar_vf32, float, fpar_vi32, __builtin_fmaf,
                      __builtin_fminf, __builtin_fmaxf, 0x7fffffff)
@@ -227,44 +237,48 @@ FPAR__SIMD_FLOAT_OPS(fpar_vf64, double, fpar__vi64, __builtin_fma,
                      __builtin_fmin, __builtin_fmax, 0x7fffffffffffffffll)
 
 /* Integer select, abs, min, max and reductions. */
-#define FPAR__SIMD_INT_OPS(T, E)                                              \
-  /** \brief a where the mask is on, else b. \param m the mask.             \
-   *  \param a on value. \param b off value. \return the blend. */           \
-  FPAR__SIMD T T##_select(fpar_vmask m, T a, T b) {                           \
-    return (a & (T)m) | (b & ~(T)m);                                          \
-  }                                                                           \
-  /** \brief Lane-wise minimum. \param a a vector. \param b a vector.        \
-   *  \return the minima. */                                                  \
-  FPAR__SIMD T T##_min(T a, T b) { return T##_select(a < b, a, b); }          \
-  /** \brief Lane-wise maximum. \param a a vector. \param b a vector.        \
-   *  \return the maxima. */                                                  \
-  FPAR__SIMD T T##_max(T a, T b) { return T##_select(a > b, a, b); }          \
-  /** \brief Sum of the lanes that are on (wrapping). \param v the vector.  \
-   *  \param m the mask. \return the sum. */                                  \
-  FPAR__SIMD E T##_reduce_add(T v, fpar_vmask m) {                            \
-    E s = 0;                                                                  \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
-      if (m[i])                                                               \
-        s += v[i];                                                            \
-    return s;                                                                 \
-  }                                                                           \
-  /** \brief Minimum of the lanes that are on (the type's maximum if none). \
-   *  \param v the vector. \param m the mask. \return the minimum. */         \
-  FPAR__SIMD E T##_reduce_min(T v, fpar_vmask m) {                            \
-    E s = (E) ~(E)0 > 0 ? (E) ~(E)0 : (E)((~0u) >> 1);                        \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
-      if (m[i] && v[i] < s)                                                   \
-        s = v[i];                                                             \
-    return s;                                                                 \
-  }                                                                           \
-  /** \brief Maximum of the lanes that are on (the type's minimum if none). \
-   *  \param v the vector. \param m the mask. \return the maximum. */         \
-  FPAR__SIMD E T##_reduce_max(T v, fpar_vmask m) {                            \
-    E s = (E) ~(E)0 > 0 ? (E)0 : (E)(1u << 31);                               \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                 \
-      if (m[i] && v[i] > s)                                                   \
-        s = v[i];                                                             \
-    return s;                                                                 \
+#define FPAR__SIMD_INT_OPS(T, E)                                               \
+  /** \brief a where the mask is on, else b. \param m the mask.                \
+   *  \param a on value. \param b off value. \return the blend. */             \
+  FPAR__SIMD T T##_select(fpar_vmask m, T a, T b) {                            \
+    return (a & (T)m) | (b & ~(T)m);                                           \
+  }                                                                            \
+  /** \brief Lane-wise minimum. \param a a vector. \param b a vector.          \
+   *  \return the minima. */                                                   \
+  FPAR__SIMD T T##_min(T a, T b) {                                             \
+    return T##_select(a < b, a, b);                                            \
+  }                                                                            \
+  /** \brief Lane-wise maximum. \param a a vector. \param b a vector.          \
+   *  \return the maxima. */                                                   \
+  FPAR__SIMD T T##_max(T a, T b) {                                             \
+    return T##_select(a > b, a, b);                                            \
+  }                                                                            \
+  /** \brief Sum of the lanes that are on (wrapping). \param v the vector.     \
+   *  \param m the mask. \return the sum. */                                   \
+  FPAR__SIMD E T##_reduce_add(T v, fpar_vmask m) {                             \
+    E s = 0;                                                                   \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      if (m[i])                                                                \
+        s += v[i];                                                             \
+    return s;                                                                  \
+  }                                                                            \
+  /** \brief Minimum of the lanes that are on (the type's maximum if none).    \
+   *  \param v the vector. \param m the mask. \return the minimum. */          \
+  FPAR__SIMD E T##_reduce_min(T v, fpar_vmask m) {                             \
+    E s = (E) ~(E)0 > 0 ? (E) ~(E)0 : (E)((~0u) >> 1);                         \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      if (m[i] && v[i] < s)                                                    \
+        s = v[i];                                                              \
+    return s;                                                                  \
+  }                                                                            \
+  /** \brief Maximum of the lanes that are on (the type's minimum if none).    \
+   *  \param v the vector. \param m the mask. \return the maximum. */          \
+  FPAR__SIMD E T##_reduce_max(T v, fpar_vmask m) {                             \
+    E s = (E) ~(E)0 > 0 ? (E)0 : (E)(1u << 31);                                \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      if (m[i] && v[i] > s)                                                    \
+        s = v[i];                                                              \
+    return s;                                                                  \
   }
 FPAR__SIMD_INT_OPS(fpar_vi32, int32_t)
 FPAR__SIMD_INT_OPS(fpar_vu32, uint32_t)
@@ -302,18 +316,18 @@ FPAR__SIMD fpar_vmask fpar_vf64_lt(fpar_vf64 a, fpar_vf64 b) {
 /* ---- Math through SLEEF -------------------------------------------------- */
 
 /** The math functions: XX(name, arity). */
-#define FPAR_MATH_OPS(XX)                                                     \
-  XX(sin, 1)                                                                  \
-  XX(cos, 1)                                                                  \
-  XX(tan, 1)                                                                  \
-  XX(exp, 1)                                                                  \
-  XX(exp2, 1)                                                                 \
-  XX(log, 1)                                                                  \
-  XX(log2, 1)                                                                 \
-  XX(pow, 2)                                                                  \
-  XX(sqrt, 1)                                                                 \
-  XX(rsqrt, 1)                                                                \
-  XX(erf, 1)                                                                  \
+#define FPAR_MATH_OPS(XX)                                                      \
+  XX(sin, 1)                                                                   \
+  XX(cos, 1)                                                                   \
+  XX(tan, 1)                                                                   \
+  XX(exp, 1)                                                                   \
+  XX(exp2, 1)                                                                  \
+  XX(log, 1)                                                                   \
+  XX(log2, 1)                                                                  \
+  XX(pow, 2)                                                                   \
+  XX(sqrt, 1)                                                                  \
+  XX(rsqrt, 1)                                                                 \
+  XX(erf, 1)                                                                   \
   XX(tanh, 1)
 
 /** Math operations of fpar_math_f32() / fpar_math_f64(). */
@@ -349,32 +363,32 @@ FPAR_EXTERN const char *fpar_math_isa(void);
  * private interface: arrays of W lanes in, W lanes out). */
 #define FPAR__VM_NAME(name, t, w) FPAR__VM_NAME_(name, t, w)
 #define FPAR__VM_NAME_(name, t, w) fpar__vm_##name##_##t##_x##w
-#define FPAR__VM_DECLARE(name, arity)                                         \
-  FPAR_EXTERN void FPAR__VM_NAME(name, f32, FPAR_SIMD_WIDTH)(                 \
-      float *out, const float *x, const float *y);                            \
-  FPAR_EXTERN void FPAR__VM_NAME(name, f64, FPAR_SIMD_WIDTH)(                 \
+#define FPAR__VM_DECLARE(name, arity)                                          \
+  FPAR_EXTERN void FPAR__VM_NAME(name, f32, FPAR_SIMD_WIDTH)(                  \
+      float *out, const float *x, const float *y);                             \
+  FPAR_EXTERN void FPAR__VM_NAME(name, f64, FPAR_SIMD_WIDTH)(                  \
       double *out, const double *x, const double *y);
 FPAR_MATH_OPS(FPAR__VM_DECLARE)
 #undef FPAR__VM_DECLARE
 
-#define FPAR__VM_INLINE(name, arity)                                          \
-  /** \brief Lane-wise math through SLEEF. \param x operand.                 \
-   *  \param y second operand (pow only; ignored otherwise).                \
-   *  \return the results. */                                                 \
-  FPAR__SIMD fpar_vf32 fpar_vf32_##name##_(fpar_vf32 x, fpar_vf32 y) {        \
-    fpar_vf32 r;                                                              \
-    FPAR__VM_NAME(name, f32, FPAR_SIMD_WIDTH)                                 \
-    ((float *)&r, (const float *)&x, (const float *)&y);                      \
-    return r;                                                                 \
-  }                                                                           \
-  /** \brief Lane-wise math through SLEEF. \param x operand.                 \
-   *  \param y second operand (pow only; ignored otherwise).                \
-   *  \return the results. */                                                 \
-  FPAR__SIMD fpar_vf64 fpar_vf64_##name##_(fpar_vf64 x, fpar_vf64 y) {        \
-    fpar_vf64 r;                                                              \
-    FPAR__VM_NAME(name, f64, FPAR_SIMD_WIDTH)                                 \
-    ((double *)&r, (const double *)&x, (const double *)&y);                   \
-    return r;                                                                 \
+#define FPAR__VM_INLINE(name, arity)                                           \
+  /** \brief Lane-wise math through SLEEF. \param x operand.                   \
+   *  \param y second operand (pow only; ignored otherwise).                   \
+   *  \return the results. */                                                  \
+  FPAR__SIMD fpar_vf32 fpar_vf32_##name##_(fpar_vf32 x, fpar_vf32 y) {         \
+    fpar_vf32 r;                                                               \
+    FPAR__VM_NAME(name, f32, FPAR_SIMD_WIDTH)                                  \
+    ((float *)&r, (const float *)&x, (const float *)&y);                       \
+    return r;                                                                  \
+  }                                                                            \
+  /** \brief Lane-wise math through SLEEF. \param x operand.                   \
+   *  \param y second operand (pow only; ignored otherwise).                   \
+   *  \return the results. */                                                  \
+  FPAR__SIMD fpar_vf64 fpar_vf64_##name##_(fpar_vf64 x, fpar_vf64 y) {         \
+    fpar_vf64 r;                                                               \
+    FPAR__VM_NAME(name, f64, FPAR_SIMD_WIDTH)                                  \
+    ((double *)&r, (const double *)&x, (const double *)&y);                    \
+    return r;                                                                  \
   }
 FPAR_MATH_OPS(FPAR__VM_INLINE)
 #undef FPAR__VM_INLINE
@@ -387,8 +401,8 @@ FPAR_MATH_OPS(FPAR__VM_INLINE)
 #define fpar_vf32_log(x) fpar_vf32_log_((x), (x))
 #define fpar_vf32_log2(x) fpar_vf32_log2_((x), (x))
 #define fpar_vf32_pow(x, y) fpar_vf32_pow_((x), (y))
-#define fpar_vf32_sqrt(x) fpar_vf32_sqrt_((x), (x))
-#define fpar_vf32_rsqrt(x) fpar_vf32_rsqrt_((x), (x))
+#define fpar_vf32_sqrt(x) fpar__vf32_sqrt_inline(x)
+#define fpar_vf32_rsqrt(x) (1.0f / fpar__vf32_sqrt_inline(x))
 #define fpar_vf32_erf(x) fpar_vf32_erf_((x), (x))
 #define fpar_vf32_tanh(x) fpar_vf32_tanh_((x), (x))
 #define fpar_vf64_sin(x) fpar_vf64_sin_((x), (x))
@@ -403,6 +417,20 @@ FPAR_MATH_OPS(FPAR__VM_INLINE)
 #define fpar_vf64_rsqrt(x) fpar_vf64_rsqrt_((x), (x))
 #define fpar_vf64_erf(x) fpar_vf64_erf_((x), (x))
 #define fpar_vf64_tanh(x) fpar_vf64_tanh_((x), (x))
+
+/* sqrt is exactly rounded in hardware, as SLEEF's u05 sqrt: the inline
+ * instruction gives the same results without a call. */
+FPAR__SIMD fpar_vf32 fpar__vf32_sqrt_inline(fpar_vf32 x) {
+#if FPAR_SIMD_WIDTH == 16
+  return (fpar_vf32)_mm512_sqrt_ps((__m512)x);
+#elif FPAR_SIMD_WIDTH == 8
+  return (fpar_vf32)_mm256_sqrt_ps((__m256)x);
+#elif FPAR_SIMD_WIDTH == 4
+  return (fpar_vf32)_mm_sqrt_ps((__m128)x);
+#else
+  return fpar_vf32_sqrt_(x, x);
+#endif
+}
 
 /** \brief Approximate 1/sqrt(x) in registers: the hardware estimate and
  *  one Newton step (about 2^-22 relative error; exact 1/sqrt where the
@@ -446,78 +474,77 @@ FPAR__SIMD fpar_vi32 fpar_vi32_shuffle(fpar_vi32 v, fpar_vi32 idx) {
 
 /* broadcast, shuffle_xor, shuffle_up/down and scans for one element type;
  * OPS supplies the combine step of the scans. */
-#define FPAR__SIMD_SUBGROUP(T, E, SHUF)                                       \
-  /** \brief Every lane gets v[lane]. \param v the vector.                   \
-   *  \param lane 0..W-1. \return the broadcast. */                           \
-  FPAR__SIMD T T##_broadcast(T v, unsigned lane) {                            \
-    return v[lane] - (T){0};                                                  \
-  }                                                                           \
-  /** \brief Lane i gets v[i ^ mask]. \param v the vector.                   \
-   *  \param mask lane-index bits to flip. \return the exchange. */           \
-  FPAR__SIMD T T##_shuffle_xor(T v, unsigned mask) {                          \
-    return SHUF(v, fpar_vi32_iota() ^ (int32_t)mask);                         \
-  }                                                                           \
-  /** \brief Lane i gets v[i - delta]; lanes below delta keep their own.    \
-   *  \param v the vector. \param delta the shift. \return the shifted. */    \
-  FPAR__SIMD T T##_shuffle_up(T v, unsigned delta) {                          \
-    fpar_vi32 i = fpar_vi32_iota(), src = i - (int32_t)delta;                 \
-    return T##_select(src >= 0, SHUF(v, src), v);                             \
-  }                                                                           \
-  /** \brief Lane i gets v[i + delta]; lanes from W - delta keep their own. \
-   *  \param v the vector. \param delta the shift. \return the shifted. */    \
-  FPAR__SIMD T T##_shuffle_down(T v, unsigned delta) {                        \
-    fpar_vi32 i = fpar_vi32_iota(), src = i + (int32_t)delta;                 \
-    return T##_select(src < FPAR_SIMD_WIDTH, SHUF(v, src), v);                \
-  }                                                                           \
-  /** \brief Inclusive prefix sum over the lanes that are on (off lanes    \
-   *  add 0 and get the running value). \param v the vector.                 \
-   *  \param m the mask. \return the scan. */                                 \
-  FPAR__SIMD T T##_scan_add(T v, fpar_vmask m) {                              \
-    v = T##_select(m, v, (T){0});                                             \
-    for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2)                              \
-      v = v + T##_select(fpar_vi32_iota() >= d, T##_shuffle_up(v, d),         \
-                         (T){0});                                             \
-    return v;                                                                 \
-  }                                                                           \
-  /** \brief Inclusive prefix minimum over the lanes that are on.           \
-   *  \param v the vector. \param m the mask. \return the scan. */            \
-  FPAR__SIMD T T##_scan_min(T v, fpar_vmask m) {                              \
-    T id = T##_splat(T##_reduce_min(v, (fpar_vmask){0}));                     \
-    v = T##_select(m, v, id);                                                 \
-    for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2)                              \
-      v = T##_min(v, T##_select(fpar_vi32_iota() >= d,                        \
-                                T##_shuffle_up(v, d), id));                   \
-    return v;                                                                 \
-  }                                                                           \
-  /** \brief Inclusive prefix maximum over the lanes that are on.           \
-   *  \param v the vector. \param m the mask. \return the scan. */            \
-  FPAR__SIMD T T##_scan_max(T v, fpar_vmask m) {                              \
-    T id = T##_splat(T##_reduce_max(v, (fpar_vmask){0}));                     \
-    v = T##_select(m, v, id);                                                 \
-    for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2)                              \
-      v = T##_max(v, T##_select(fpar_vi32_iota() >= d,                        \
-                                T##_shuffle_up(v, d), id));                   \
-    return v;                                                                 \
-  }                                                                           \
-  /** \brief Exclusive prefix sum (lane 0 gets 0). \param v the vector.     \
-   *  \param m the mask. \return the scan. */                                 \
-  FPAR__SIMD T T##_exscan_add(T v, fpar_vmask m) {                            \
-    T s = T##_scan_add(v, m);                                                 \
-    return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1), (T){0});    \
-  }                                                                           \
-  /** \brief Exclusive prefix minimum (lane 0 gets the identity).           \
-   *  \param v the vector. \param m the mask. \return the scan. */            \
-  FPAR__SIMD T T##_exscan_min(T v, fpar_vmask m) {                            \
-    T s = T##_scan_min(v, m);                                                 \
-    return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1),             \
-                      T##_splat(T##_reduce_min(v, (fpar_vmask){0})));         \
-  }                                                                           \
-  /** \brief Exclusive prefix maximum (lane 0 gets the identity).           \
-   *  \param v the vector. \param m the mask. \return the scan. */            \
-  FPAR__SIMD T T##_exscan_max(T v, fpar_vmask m) {                            \
-    T s = T##_scan_max(v, m);                                                 \
-    return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1),             \
-                      T##_splat(T##_reduce_max(v, (fpar_vmask){0})));         \
+#define FPAR__SIMD_SUBGROUP(T, E, SHUF)                                        \
+  /** \brief Every lane gets v[lane]. \param v the vector.                     \
+   *  \param lane 0..W-1. \return the broadcast. */                            \
+  FPAR__SIMD T T##_broadcast(T v, unsigned lane) {                             \
+    return v[lane] - (T){0};                                                   \
+  }                                                                            \
+  /** \brief Lane i gets v[i ^ mask]. \param v the vector.                     \
+   *  \param mask lane-index bits to flip. \return the exchange. */            \
+  FPAR__SIMD T T##_shuffle_xor(T v, unsigned mask) {                           \
+    return SHUF(v, fpar_vi32_iota() ^ (int32_t)mask);                          \
+  }                                                                            \
+  /** \brief Lane i gets v[i - delta]; lanes below delta keep their own.       \
+   *  \param v the vector. \param delta the shift. \return the shifted. */     \
+  FPAR__SIMD T T##_shuffle_up(T v, unsigned delta) {                           \
+    fpar_vi32 i = fpar_vi32_iota(), src = i - (int32_t)delta;                  \
+    return T##_select(src >= 0, SHUF(v, src), v);                              \
+  }                                                                            \
+  /** \brief Lane i gets v[i + delta]; lanes from W - delta keep their own.    \
+   *  \param v the vector. \param delta the shift. \return the shifted. */     \
+  FPAR__SIMD T T##_shuffle_down(T v, unsigned delta) {                         \
+    fpar_vi32 i = fpar_vi32_iota(), src = i + (int32_t)delta;                  \
+    return T##_select(src < FPAR_SIMD_WIDTH, SHUF(v, src), v);                 \
+  }                                                                            \
+  /** \brief Inclusive prefix sum over the lanes that are on (off lanes        \
+   *  add 0 and get the running value). \param v the vector.                   \
+   *  \param m the mask. \return the scan. */                                  \
+  FPAR__SIMD T T##_scan_add(T v, fpar_vmask m) {                               \
+    v = T##_select(m, v, (T){0});                                              \
+    for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2)                               \
+      v = v + T##_select(fpar_vi32_iota() >= d, T##_shuffle_up(v, d), (T){0}); \
+    return v;                                                                  \
+  }                                                                            \
+  /** \brief Inclusive prefix minimum over the lanes that are on.              \
+   *  \param v the vector. \param m the mask. \return the scan. */             \
+  FPAR__SIMD T T##_scan_min(T v, fpar_vmask m) {                               \
+    T id = T##_splat(T##_reduce_min(v, (fpar_vmask){0}));                      \
+    v = T##_select(m, v, id);                                                  \
+    for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2)                               \
+      v = T##_min(                                                             \
+          v, T##_select(fpar_vi32_iota() >= d, T##_shuffle_up(v, d), id));     \
+    return v;                                                                  \
+  }                                                                            \
+  /** \brief Inclusive prefix maximum over the lanes that are on.              \
+   *  \param v the vector. \param m the mask. \return the scan. */             \
+  FPAR__SIMD T T##_scan_max(T v, fpar_vmask m) {                               \
+    T id = T##_splat(T##_reduce_max(v, (fpar_vmask){0}));                      \
+    v = T##_select(m, v, id);                                                  \
+    for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2)                               \
+      v = T##_max(                                                             \
+          v, T##_select(fpar_vi32_iota() >= d, T##_shuffle_up(v, d), id));     \
+    return v;                                                                  \
+  }                                                                            \
+  /** \brief Exclusive prefix sum (lane 0 gets 0). \param v the vector.        \
+   *  \param m the mask. \return the scan. */                                  \
+  FPAR__SIMD T T##_exscan_add(T v, fpar_vmask m) {                             \
+    T s = T##_scan_add(v, m);                                                  \
+    return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1), (T){0});     \
+  }                                                                            \
+  /** \brief Exclusive prefix minimum (lane 0 gets the identity).              \
+   *  \param v the vector. \param m the mask. \return the scan. */             \
+  FPAR__SIMD T T##_exscan_min(T v, fpar_vmask m) {                             \
+    T s = T##_scan_min(v, m);                                                  \
+    return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1),              \
+                      T##_splat(T##_reduce_min(v, (fpar_vmask){0})));          \
+  }                                                                            \
+  /** \brief Exclusive prefix maximum (lane 0 gets the identity).              \
+   *  \param v the vector. \param m the mask. \return the scan. */             \
+  FPAR__SIMD T T##_exscan_max(T v, fpar_vmask m) {                             \
+    T s = T##_scan_max(v, m);                                                  \
+    return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1),              \
+                      T##_splat(T##_reduce_max(v, (fpar_vmask){0})));          \
   }
 FPAR__SIMD_SUBGROUP(fpar_vf32, float, fpar_vf32_shuffle)
 FPAR__SIMD_SUBGROUP(fpar_vi32, int32_t, fpar_vi32_shuffle)
@@ -529,6 +556,7 @@ FPAR__SIMD_SUBGROUP(fpar_vi32, int32_t, fpar_vi32_shuffle)
 typedef struct fpar_lanes {
   fpar_item *it;        /**< lane 0: fpar_barrier, group-local memory, and
                              the scalar queries of dimensions 1 and 2 */
+  size_t global_first;  /**< global id (dimension 0) of lane 0 */
   fpar_vi32 local_id0;  /**< local ids along dimension 0 */
   fpar_vi32 global_id0; /**< global ids along dimension 0 (32-bit) */
   fpar_vmask mask;      /**< lanes that are work-items */
@@ -544,16 +572,16 @@ typedef void (*fpar_lanes_fn)(fpar_lanes *lk, void *args);
  *  .lanes = FPAR_SIMD_WIDTH: the runtime then runs one fiber per sub-group
  *  of W work-items along dimension 0, and fpar_barrier(lk->it) costs one
  *  switch per W work-items. */
-#define FPAR_DEFINE_LANE_KERNEL(name, body)                                   \
-  static void name(fpar_item *fpar_it_, void *fpar_args_) {                   \
-    fpar_lanes fpar_lk_;                                                      \
-    fpar_lk_.it = fpar_it_;                                                   \
-    fpar_lk_.active = fpar_it_->lanes;                                        \
-    fpar_lk_.local_id0 = fpar_vi32_iota() + (int32_t)fpar_it_->local_id[0];   \
-    fpar_lk_.global_id0 =                                                     \
-        fpar_lk_.local_id0 + (int32_t)fpar_it_->origin[0];                    \
-    fpar_lk_.mask = fpar_vmask_first(fpar_it_->lanes);                        \
-    body(&fpar_lk_, fpar_args_);                                              \
+#define FPAR_DEFINE_LANE_KERNEL(name, body)                                    \
+  static void name(fpar_item *fpar_it_, void *fpar_args_) {                    \
+    fpar_lanes fpar_lk_;                                                       \
+    fpar_lk_.it = fpar_it_;                                                    \
+    fpar_lk_.global_first = fpar_it_->origin[0] + fpar_it_->local_id[0];       \
+    fpar_lk_.active = fpar_it_->lanes;                                         \
+    fpar_lk_.local_id0 = fpar_vi32_iota() + (int32_t)fpar_it_->local_id[0];    \
+    fpar_lk_.global_id0 = fpar_lk_.local_id0 + (int32_t)fpar_it_->origin[0];   \
+    fpar_lk_.mask = fpar_vmask_first(fpar_it_->lanes);                         \
+    body(&fpar_lk_, fpar_args_);                                               \
   }
 
 /* Sub-group operations of a lane kernel: over its active lanes. */
@@ -590,8 +618,10 @@ FPAR__SIMD int fpar_sub_group_all(const fpar_lanes *lk, fpar_vmask pred) {
 
 /** W consecutive logical items of a row of the innermost group. */
 typedef struct fpar_lane_block {
-  const fpar_s_item *si; /**< lane 0's item: ids of dimensions 1 and 2 */
+  const fpar_s_item *si; /**< the row's first item: ids of dimensions 1
+                              and 2 (its dimension-0 ids are the row's) */
   size_t first;          /**< local id (dimension 0) of lane 0 */
+  size_t global_first;   /**< global id (dimension 0) of lane 0 */
   fpar_vi32 local_id0;   /**< innermost local ids along dimension 0 */
   fpar_vi32 global_id0;  /**< global ids along dimension 0 (32-bit) */
   fpar_vmask mask;       /**< lanes that are items (the row's tail) */
@@ -604,25 +634,27 @@ typedef void (*fpar_lane_fn)(const fpar_lane_block *b, void *ctx);
  *  that runs `body` (taking (const fpar_lane_block *, void *ctx), visible in
  *  this file) once per block of W items, the last block masked; give it to
  *  fpar_distribute_items_rows() or fpar_parallel_for_work_item_rows(). */
-#define FPAR_DEFINE_LANES_ROW(name, body)                                     \
-  static void name(fpar_s_item *fpar_si_, void *fpar_ctx_,                    \
-                   size_t fpar_x_end_) {                                      \
-    fpar_lane_block fpar_b_;                                                  \
-    size_t fpar_x_;                                                           \
-    fpar_b_.si = fpar_si_;                                                    \
-    for (fpar_x_ = fpar_si_->local_id[0]; fpar_x_ < fpar_x_end_;              \
-         fpar_x_ += FPAR_SIMD_WIDTH) {                                        \
-      size_t fpar_left_ = fpar_x_end_ - fpar_x_;                              \
-      fpar_b_.first = fpar_x_;                                                \
-      fpar_b_.local_id0 = fpar_vi32_iota() + (int32_t)fpar_x_;                \
-      fpar_b_.global_id0 =                                                    \
-          fpar_b_.local_id0 + (int32_t)(fpar_si_->global_id[0] -              \
-                                        fpar_si_->local_id[0]);               \
-      fpar_b_.mask = fpar_vmask_first(fpar_left_ < FPAR_SIMD_WIDTH            \
-                                          ? (unsigned)fpar_left_              \
-                                          : FPAR_SIMD_WIDTH);                 \
-      body(&fpar_b_, fpar_ctx_);                                              \
-    }                                                                         \
+#define FPAR_DEFINE_LANES_ROW(name, body)                                      \
+  static void name(fpar_s_item *fpar_si_, void *fpar_ctx_,                     \
+                   size_t fpar_x_end_) {                                       \
+    fpar_lane_block fpar_b_;                                                   \
+    size_t fpar_x_;                                                            \
+    fpar_b_.si = fpar_si_;                                                     \
+    for (fpar_x_ = fpar_si_->local_id[0]; fpar_x_ < fpar_x_end_;               \
+         fpar_x_ += FPAR_SIMD_WIDTH) {                                         \
+      size_t fpar_left_ = fpar_x_end_ - fpar_x_;                               \
+      fpar_b_.first = fpar_x_;                                                 \
+      fpar_b_.global_first =                                                   \
+          fpar_si_->global_id[0] - fpar_si_->local_id[0] + fpar_x_;            \
+      fpar_b_.local_id0 = fpar_vi32_iota() + (int32_t)fpar_x_;                 \
+      fpar_b_.global_id0 =                                                     \
+          fpar_b_.local_id0 +                                                  \
+          (int32_t)(fpar_si_->global_id[0] - fpar_si_->local_id[0]);           \
+      fpar_b_.mask =                                                           \
+          fpar_vmask_first(fpar_left_ < FPAR_SIMD_WIDTH ? (unsigned)fpar_left_ \
+                                                        : FPAR_SIMD_WIDTH);    \
+      body(&fpar_b_, fpar_ctx_);                                               \
+    }                                                                          \
   }
 
 typedef struct fpar__lane_call {
@@ -658,9 +690,8 @@ static inline void fpar_distribute_lanes(fpar_group *g, fpar_lane_fn fn,
  * \param fn the body, once per block of W physical items of a row.
  * \param ctx passed to fn.
  */
-static inline void fpar_parallel_for_work_item_lanes(fpar_group *g,
-                                                     fpar_lane_fn fn,
-                                                     void *ctx) {
+static inline void
+fpar_parallel_for_work_item_lanes(fpar_group *g, fpar_lane_fn fn, void *ctx) {
   fpar__lane_call c = {fn, ctx};
   fpar_parallel_for_work_item_rows(g, fpar__lane_call_row, &c);
 }

@@ -1,0 +1,47 @@
+/* lane_kernels.h - the bundled kernels in lane form (<fiberpar/simd.h>):
+ * each work-item call is a sub-group of FPAR_SIMD_WIDTH lanes.  Used by
+ * examples/lanes.c (checked against plain C) and the benchmark (against
+ * OpenMP SIMD loops).  Every launcher submits, waits and returns 0 or the
+ * launch's error code. */
+#ifndef FPAR_EXAMPLES_LANE_KERNELS_H
+#define FPAR_EXAMPLES_LANE_KERNELS_H
+
+#include <fiberpar/simd.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Sum of in[0..n): an nd_range lane kernel (each work-item sums 64
+ * elements, sub-groups reduce in registers, one barrier per group) writing
+ * one partial sum per group.  n must be a multiple of 64 * 256.
+ * *groups receives the number of partials. */
+int lk_reduce_ndrange(fpar_queue *q, const float *in, size_t n, float *partial,
+                      size_t *groups);
+
+/* The same with scoped parallelism: groups of 16384 logical items summed
+ * by a lane body into a local accumulator.  n must be a multiple of
+ * 16384. */
+int lk_reduce_scoped(fpar_queue *q, const float *in, size_t n, float *partial,
+                     size_t *groups);
+
+/* Accelerations of n bodies (x, y, z, mass), Aparapi's tiles in local
+ * memory, one body per work-item; fast: the rsqrt estimate refined by
+ * Newton instead of 1/sqrt.  n must be a multiple of 256. */
+int lk_nbody(fpar_queue *q, const float *pos, float *acc, size_t n, int fast);
+
+/* C = A B for n x n row-major matrices: 64x64 tiles of A and B in local
+ * memory, two barriers per tile step, each work-item computing 4 rows of
+ * one column.  n must be a multiple of 64. */
+int lk_sgemm(fpar_queue *q, const float *a, const float *b, float *c, size_t n);
+
+/* One 5-point Jacobi sweep of an nx x ny grid (x fastest): out = mean of
+ * the four neighbours inside, out = in on the boundary; 64x8 tiles with a
+ * one-cell halo in local memory.  nx must be a multiple of 64, ny of 8. */
+int lk_jacobi(fpar_queue *q, const float *in, float *out, size_t nx, size_t ny);
+
+/* `barriers` barriers per group of `local` work-items in lane form (one
+ * LCG step and a local-memory store between barriers, as the scalar
+ * barrier benchmark); one checksum word per group in out. */
+int lk_barrier_loop(fpar_queue *q, size_t local, size_t groups, int barriers,
+                    uint32_t *out);
+
+#endif

@@ -1,0 +1,161 @@
+/* lanes.c - the bundled lane-form kernels (lane_kernels.c) checked against
+ * plain C: reductions (nd_range with a barrier, scoped), NBody, tiled
+ * SGEMM, Jacobi stencil, and the barrier loop with groups that W does not
+ * divide.  Prints one line per kernel and exits 0 when all are right.
+ */
+#include <fiberpar.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lane_kernels.h"
+
+static int failures;
+
+static void verdict(const char *what, int ok, double err) {
+  printf("%-34s W=%-2d error %.2e: %s\n", what, FPAR_SIMD_WIDTH, err,
+         ok ? "ok" : "WRONG");
+  failures += !ok;
+}
+
+static void check(int err, const char *what) {
+  if (err != 0) {
+    fprintf(stderr, "lanes: %s: %s\n", what, fpar_strerror(err));
+    exit(1);
+  }
+}
+
+static void test_reductions(fpar_queue *q) {
+  const size_t n = (size_t)1 << 20;
+  float *in = malloc(n * sizeof *in), *partial = malloc(n / 64 * 4);
+  double ref = 0, sum;
+  size_t groups;
+
+  for (size_t i = 0; i < n; i++) {
+    in[i] = (float)((i * 2654435761u) >> 8 & 0xffff) / 65536.0f;
+    ref += in[i];
+  }
+  check(lk_reduce_ndrange(q, in, n, partial, &groups), "reduce");
+  sum = 0;
+  for (size_t g = 0; g < groups; g++)
+    sum += partial[g];
+  verdict("reduction, nd_range lanes", fabs(sum - ref) <= 1e-5 * ref,
+          fabs(sum - ref) / ref);
+  check(lk_reduce_scoped(q, in, n, partial, &groups), "scoped reduce");
+  sum = 0;
+  for (size_t g = 0; g < groups; g++)
+    sum += partial[g];
+  verdict("reduction, scoped lanes", fabs(sum - ref) <= 1e-5 * ref,
+          fabs(sum - ref) / ref);
+  free(in), free(partial);
+}
+
+static void test_nbody(fpar_queue *q) {
+  const size_t n = 2048;
+  float *pos = malloc(n * 16), *acc = malloc(n * 12);
+  double *ref = malloc(n * 3 * sizeof *ref);
+
+  srand(11);
+  for (size_t i = 0; i < n * 4; i++)
+    pos[i] = (float)rand() / (float)RAND_MAX * (i % 4 == 3 ? 1.0f : 10.0f);
+  for (size_t i = 0; i < n; i++) {
+    double a[3] = {0, 0, 0};
+    for (size_t j = 0; j < n; j++) {
+      double r[3], d2 = 0.01;
+      for (int c = 0; c < 3; c++) {
+        r[c] = pos[j * 4 + c] - pos[i * 4 + c];
+        d2 += r[c] * r[c];
+      }
+      for (int c = 0; c < 3; c++)
+        a[c] += r[c] * pos[j * 4 + 3] / (d2 * sqrt(d2));
+    }
+    for (int c = 0; c < 3; c++)
+      ref[i * 3 + c] = a[c];
+  }
+  for (int fast = 0; fast < 2; fast++) {
+    double e2 = 0, r2 = 0;
+    check(lk_nbody(q, pos, acc, n, fast), "nbody");
+    for (size_t i = 0; i < n * 3; i++) {
+      e2 += (acc[i] - ref[i]) * (acc[i] - ref[i]);
+      r2 += ref[i] * ref[i];
+    }
+    verdict(fast ? "nbody lanes, rsqrt estimate" : "nbody lanes, 1/sqrt",
+            sqrt(e2 / r2) < (fast ? 1e-4 : 1e-5), sqrt(e2 / r2));
+  }
+  free(pos), free(acc), free(ref);
+}
+
+static void test_sgemm(fpar_queue *q) {
+  const size_t n = 256;
+  float *a = malloc(n * n * 4), *b = malloc(n * n * 4), *c = malloc(n * n * 4);
+  double worst = 0;
+
+  for (size_t i = 0; i < n * n; i++) {
+    a[i] = (float)((uint32_t)(i * 2654435761u) >> 20) / 4096.0f - 0.5f;
+    b[i] = (float)((uint32_t)(i * 2246822519u) >> 20) / 4096.0f - 0.5f;
+  }
+  check(lk_sgemm(q, a, b, c, n), "sgemm");
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++) {
+      double s = 0;
+      for (size_t k = 0; k < n; k++)
+        s += (double)a[i * n + k] * b[k * n + j];
+      worst = fmax(worst, fabs(s - c[i * n + j]));
+    }
+  verdict("tiled sgemm lanes (max |error|)", worst < 1e-3, worst);
+  free(a), free(b), free(c);
+}
+
+static void test_jacobi(fpar_queue *q) {
+  const size_t nx = 256, ny = 64;
+  float *in = malloc(nx * ny * 4), *out = malloc(nx * ny * 4);
+  size_t wrong = 0;
+
+  for (size_t i = 0; i < nx * ny; i++)
+    in[i] = (float)((i * 2654435761u) >> 16 & 0xff);
+  check(lk_jacobi(q, in, out, nx, ny), "jacobi");
+  for (size_t y = 0; y < ny; y++)
+    for (size_t x = 0; x < nx; x++) {
+      const float *c = in + y * nx + x;
+      float want = x == 0 || y == 0 || x == nx - 1 || y == ny - 1
+                       ? *c
+                       : 0.25f * (c[-(long)nx] + c[nx] + c[-1] + c[1]);
+      wrong += out[y * nx + x] != want;
+    }
+  verdict("jacobi stencil lanes (cells wrong)", wrong == 0, (double)wrong);
+  free(in), free(out);
+}
+
+static void test_barrier_loop(fpar_queue *q) {
+  const size_t local = 100, groups = 7;
+  const int barriers = 50;
+  uint32_t out[7], want = 0;
+
+  for (size_t i = 0; i < local; i++) {
+    uint32_t v = (uint32_t)i;
+    for (int b = 0; b < barriers; b++)
+      v = v * 1664525u + 1013904223u + (uint32_t)b;
+    want += v;
+  }
+  check(lk_barrier_loop(q, local, groups, barriers, out), "barrier loop");
+  for (size_t g = 0; g < groups; g++)
+    failures += out[g] != want;
+  verdict("barrier loop, groups of 100 lanes", out[0] == want, 0);
+}
+
+int main(void) {
+  fpar_runtime *rt;
+  fpar_queue *q;
+
+  check(fpar_runtime_create(&rt, NULL), "runtime");
+  check(fpar_queue_create(rt, 0, &q), "queue");
+  test_reductions(q);
+  test_nbody(q);
+  test_sgemm(q);
+  test_jacobi(q);
+  test_barrier_loop(q);
+  fpar_queue_destroy(q);
+  fpar_runtime_destroy(rt);
+  return failures != 0;
+}
