@@ -14,8 +14,11 @@
  * memory   resident memory of a 1024-work-item group's fibers.
  * scoped   scoped-parallelism reduction of 2^24 floats and NBody (N =
  *          16384) against OpenMP SIMD loops on the same data.
+ * lanes    lane-form kernels (W lanes per sub-group): barrier cost at
+ *          L = 256 and 1024, reductions, NBody, tiled SGEMM and a Jacobi
+ *          stencil against OpenMP SIMD loops on the same data.
  */
-#include <fiberpar.h>
+#include <fiberpar/simd.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -26,6 +29,7 @@
 #endif
 
 #include "bench_util.h"
+#include "lane_kernels.h"
 
 #define REPS 9
 
@@ -49,12 +53,13 @@ static void run(fpar_queue *q, fpar_range g, fpar_range l, fpar_kernel_fn k,
   fpar_event_release(ev);
 }
 
-static fpar_runtime *make_runtime(unsigned threads) {
+static fpar_runtime *make_runtime(unsigned threads, fpar_fpenv fpenv) {
   fpar_runtime_opts o;
   fpar_runtime *rt;
 
   fpar_runtime_opts_init(&o);
   o.num_threads = threads;
+  o.fpenv = fpenv;
   check(fpar_runtime_create(&rt, &o), "runtime");
   return rt;
 }
@@ -106,32 +111,48 @@ static uint32_t barrier_reference(size_t L, int barriers, uint32_t *priv,
   return s;
 }
 
+static const char *fpenv_name(fpar_fpenv e) {
+  return e == FPAR_FPENV_SHARED ? "shared fpenv" : "own fpenv";
+}
+
+/* ns per work-item per barrier of one runtime on one worker. */
+static bench_stat barrier_fibers(fpar_queue *q, size_t local, size_t groups,
+                                 uint32_t *out) {
+  barrier_args a = {1000, out};
+  double t[REPS];
+
+  for (int r = -1; r < REPS; r++) {
+    double t0 = bench_now();
+    run(q, fpar_range1(local * groups), fpar_range1(local), barrier_kernel, &a);
+    if (r >= 0)
+      t[r] = bench_now() - t0;
+  }
+  return bench_stats(t, REPS);
+}
+
 static void bench_barrier(void) {
   static const size_t sizes[] = {64, 256, 1024};
-  fpar_runtime *rt = make_runtime(1);
-  fpar_queue *q;
-  double t[REPS], tr[REPS];
+  static const fpar_fpenv modes[] = {FPAR_FPENV_ITEM, FPAR_FPENV_SHARED};
+  fpar_runtime *rt[2];
+  fpar_queue *q[2];
+  double tr[REPS];
 
-  check(fpar_queue_create(rt, 0, &q), "queue");
+  for (int m = 0; m < 2; m++) {
+    rt[m] = make_runtime(1, modes[m]);
+    check(fpar_queue_create(rt[m], 0, &q[m]), "queue");
+  }
   printf("# barrier: one worker, B = 1000 barriers per group, ~2M "
-         "item-barriers per rep\n");
+         "item-barriers per rep; own fpenv: each work-item keeps its FPU "
+         "control words (FIBERPAR_FPENV=item, the default), shared: "
+         "FIBERPAR_FPENV=shared\n");
   for (unsigned k = 0; k < 3; k++) {
     size_t L = sizes[k], groups = 2000000 / (L * 1000);
     uint32_t *out = calloc(groups, 4), *priv = malloc(L * 4),
              *lmem = malloc(L * 4), ref = 0;
-    barrier_args a = {1000, out};
     double units = (double)L * 1000 * (double)groups;
-    char label[64];
-    bench_stat ours, floor;
+    char label[96];
+    bench_stat fibers, floor;
 
-    if (groups == 0)
-      groups = 1;
-    for (int r = -1; r < REPS; r++) {
-      double t0 = bench_now();
-      run(q, fpar_range1(L * groups), fpar_range1(L), barrier_kernel, &a);
-      if (r >= 0)
-        t[r] = bench_now() - t0;
-    }
     for (int r = -1; r < REPS; r++) {
       double t0 = bench_now();
       for (size_t g = 0; g < groups; g++)
@@ -139,24 +160,29 @@ static void bench_barrier(void) {
       if (r >= 0)
         tr[r] = bench_now() - t0;
     }
-    for (size_t g = 0; g < groups; g++)
-      if (out[g] != ref) {
-        fprintf(stderr, "bench: barrier checksum mismatch at L=%zu\n", L);
-        exit(1);
-      }
-    snprintf(label, sizeof label, "barrier fibers L=%zu (ns/item/barrier)", L);
-    ours = bench_report_ns(label, t, REPS, units);
     snprintf(label, sizeof label, "barrier loop fission L=%zu (floor)", L);
     floor = bench_report_ns(label, tr, REPS, units);
-    printf("INFO   L=%zu: fibers cost %.2fx the loop-fission floor (median); "
-           "target <= 5 ns at L=1024\n",
-           L, ours.median / floor.median);
-    free(out);
-    free(priv);
-    free(lmem);
+    for (int m = 0; m < 2; m++) {
+      fibers = barrier_fibers(q[m], L, groups, out);
+      for (size_t g = 0; g < groups; g++)
+        if (out[g] != ref) {
+          fprintf(stderr, "bench: barrier checksum mismatch at L=%zu\n", L);
+          exit(1);
+        }
+      snprintf(label, sizeof label, "barrier fibers L=%zu, %s", L,
+               fpenv_name(modes[m]));
+      printf("RESULT %-44s min %9.3f ns  median %9.3f ns  (reps %d)\n", label,
+             fibers.min / units * 1e9, fibers.median / units * 1e9, REPS);
+    }
+    printf("INFO   target <= 5 ns per work-item per barrier at L=1024 "
+           "(floor %.3f ns)\n",
+           floor.median / units * 1e9);
+    free(out), free(priv), free(lmem);
   }
-  fpar_queue_destroy(q);
-  fpar_runtime_destroy(rt);
+  for (int m = 0; m < 2; m++) {
+    fpar_queue_destroy(q[m]);
+    fpar_runtime_destroy(rt[m]);
+  }
 }
 
 /* ---- free: barrier-free kernels against OpenMP loops -------------------- */
@@ -276,7 +302,7 @@ static void bench_free_case(fpar_queue *q, const free_case *c) {
 
 static void bench_free(void) {
   const size_t n = (size_t)1 << 24, nb = (size_t)1 << 22;
-  fpar_runtime *rt = make_runtime(0);
+  fpar_runtime *rt = make_runtime(0, FPAR_FPENV_DEFAULT);
   float *x = malloc(n * 4), *y = malloc(n * 4), *z = malloc(n * 4),
         *z2 = malloc(n * 4);
   float *spot = malloc(nb * 4), *strike = malloc(nb * 4),
@@ -390,7 +416,7 @@ static bench_stat omp_region_reference(void) {
 
 static void bench_launch(void) {
   const int n = 20000;
-  fpar_runtime *rt = make_runtime(0);
+  fpar_runtime *rt = make_runtime(0, FPAR_FPENV_DEFAULT);
   double t[REPS];
   fpar_queue *q;
   bench_stat ours, ref;
@@ -433,7 +459,7 @@ static void touch_barrier_kernel(fpar_item *it, void *p) {
 }
 
 static void bench_memory(void) {
-  fpar_runtime *rt = make_runtime(1);
+  fpar_runtime *rt = make_runtime(1, FPAR_FPENV_DEFAULT);
   fpar_queue *q;
   long before, after;
 
@@ -590,7 +616,7 @@ static void nb_group(fpar_group *g, void *args) {
 
 static void bench_scoped(void) {
   const size_t n = (size_t)1 << 24;
-  fpar_runtime *rt = make_runtime(0);
+  fpar_runtime *rt = make_runtime(0, FPAR_FPENV_DEFAULT);
   unsigned workers = fpar_runtime_num_threads(rt);
   size_t groups = 32 * (size_t)workers, chunk = n / (groups * RED_GROUP);
   float *in = malloc(n * 4), *partial = malloc(groups * 4);
@@ -687,6 +713,292 @@ static void bench_scoped(void) {
   fpar_runtime_destroy(rt);
 }
 
+/* ---- lanes: lane-form kernels against OpenMP SIMD ------------------------ */
+
+/* Run ours(ctx) and ref(ctx) alternately, REPS timed times each after one
+ * warm-up, so that drift hits both alike. */
+static void time_pair(void (*ours)(void *), void (*ref)(void *), void *ctx,
+                      double *t_ours, double *t_ref) {
+  for (int r = -1; r < REPS; r++) {
+    double t0 = bench_now(), t1, t2;
+    ours(ctx);
+    t1 = bench_now();
+    ref(ctx);
+    t2 = bench_now();
+    if (r >= 0) {
+      t_ours[r] = t1 - t0;
+      t_ref[r] = t2 - t1;
+    }
+  }
+}
+
+/* Report a rate pair and its ratio. */
+static void report_pair(const char *ours_label, const char *ref_label,
+                        double *t_ours, double *t_ref, double work,
+                        const char *unit, double target) {
+  bench_stat o = bench_report_rate(ours_label, t_ours, REPS, work, unit);
+  bench_stat r = bench_report_rate(ref_label, t_ref, REPS, work, unit);
+  char label[96];
+
+  snprintf(label, sizeof label, "%s vs %s", ours_label, "OpenMP");
+  bench_report_ratio(label, o, r, target);
+}
+
+typedef struct lanes_case {
+  fpar_queue *q;
+  size_t n;
+  const float *in, *a, *b;
+  float *out, *ref_out, *partial;
+  double sum, ref_sum;
+  int variant; /* reduction: 0 nd_range, 1 scoped; nbody: 1 = fast rsqrt */
+} lanes_case;
+
+static void lanes_reduce(void *p) {
+  lanes_case *c = p;
+  size_t groups;
+
+  check(c->variant ? lk_reduce_scoped(c->q, c->in, c->n, c->partial, &groups)
+                   : lk_reduce_ndrange(c->q, c->in, c->n, c->partial, &groups),
+        "lane reduction");
+  c->sum = 0;
+  for (size_t g = 0; g < groups; g++)
+    c->sum += c->partial[g];
+}
+
+static void omp_reduce(void *p) {
+  lanes_case *c = p;
+  const float *in = c->in;
+  size_t n = c->n;
+  float s = 0;
+
+#pragma omp parallel for simd reduction(+ : s)
+  for (size_t i = 0; i < n; i++)
+    s += in[i];
+  c->ref_sum = s;
+}
+
+static void lanes_nbody(void *p) {
+  lanes_case *c = p;
+
+  check(lk_nbody(c->q, c->in, c->out, c->n, c->variant), "lane nbody");
+}
+
+static void omp_nbody(void *p) {
+  lanes_case *c = p;
+  const float *pos = c->in;
+  float *out = c->ref_out;
+  size_t n = c->n;
+
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) {
+    float a3[3] = {0, 0, 0};
+    nb_interact(pos, n, pos + i * 4, a3);
+    out[i * 3] = a3[0], out[i * 3 + 1] = a3[1], out[i * 3 + 2] = a3[2];
+  }
+}
+
+static void lanes_sgemm(void *p) {
+  lanes_case *c = p;
+
+  check(lk_sgemm(c->q, c->a, c->b, c->out, c->n), "lane sgemm");
+}
+
+/* The anchors' OpenMP SIMD blocked SGEMM: 4 rows of C per pass, k blocked
+ * so the B panel stays in L2, the j loop vectorised. */
+static void omp_sgemm(void *p) {
+  lanes_case *c = p;
+  const size_t n = c->n, kb = 128;
+  const float *A = c->a, *B = c->b;
+  float *C = c->ref_out;
+
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i += 4) {
+    for (size_t j = 0; j < 4 * n; j++)
+      C[i * n + j] = 0.0f;
+    for (size_t kk = 0; kk < n; kk += kb)
+      for (size_t k = kk; k < kk + kb; k++) {
+        const float a0 = A[(i + 0) * n + k], a1 = A[(i + 1) * n + k];
+        const float a2 = A[(i + 2) * n + k], a3 = A[(i + 3) * n + k];
+        const float *b = B + k * n;
+        float *c0 = C + i * n;
+#pragma omp simd
+        for (size_t j = 0; j < n; j++) {
+          const float bj = b[j];
+          c0[j] += a0 * bj;
+          c0[n + j] += a1 * bj;
+          c0[2 * n + j] += a2 * bj;
+          c0[3 * n + j] += a3 * bj;
+        }
+      }
+  }
+}
+
+#define JACOBI_NX 4096
+#define JACOBI_NY 2048
+
+static void lanes_jacobi(void *p) {
+  lanes_case *c = p;
+
+  check(lk_jacobi(c->q, c->in, c->out, JACOBI_NX, JACOBI_NY), "lane jacobi");
+}
+
+static void omp_jacobi(void *p) {
+  lanes_case *c = p;
+  const size_t nx = JACOBI_NX, ny = JACOBI_NY;
+
+#pragma omp parallel for schedule(static)
+  for (size_t y = 0; y < ny; y++) {
+    const float *in = c->in + y * nx;
+    float *out = c->ref_out + y * nx;
+    if (y == 0 || y == ny - 1) {
+      memcpy(out, in, nx * sizeof *out);
+      continue;
+    }
+    out[0] = in[0];
+#pragma omp simd
+    for (size_t x = 1; x < nx - 1; x++)
+      out[x] = 0.25f * (in[x - nx] + in[x + nx] + in[x - 1] + in[x + 1]);
+    out[nx - 1] = in[nx - 1];
+  }
+}
+
+static double rel_l2(const float *x, const float *ref, size_t n) {
+  double e2 = 0, r2 = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    e2 += ((double)x[i] - ref[i]) * ((double)x[i] - ref[i]);
+    r2 += (double)ref[i] * ref[i];
+  }
+  return sqrt(e2 / r2);
+}
+
+static void lanes_barrier_cost(void) {
+  static const size_t sizes[] = {256, 1024};
+  static const fpar_fpenv modes[] = {FPAR_FPENV_ITEM, FPAR_FPENV_SHARED};
+
+  for (int m = 0; m < 2; m++) {
+    fpar_runtime *rt = make_runtime(1, modes[m]);
+    fpar_queue *q;
+
+    check(fpar_queue_create(rt, 0, &q), "queue");
+    for (int k = 0; k < 2; k++) {
+      size_t L = sizes[k], groups = 8000000 / (L * 1000);
+      uint32_t *out = calloc(groups, 4), want = 0;
+      double t[REPS], units = (double)L * 1000 * (double)groups;
+      char label[96];
+
+      for (size_t i = 0; i < L; i++) {
+        uint32_t v = (uint32_t)i;
+        for (int b = 0; b < 1000; b++)
+          v = v * 1664525u + 1013904223u + (uint32_t)b;
+        want += v;
+      }
+      for (int r = -1; r < REPS; r++) {
+        double t0 = bench_now();
+        check(lk_barrier_loop(q, L, groups, 1000, out), "lane barriers");
+        if (r >= 0)
+          t[r] = bench_now() - t0;
+      }
+      for (size_t g = 0; g < groups; g++)
+        if (out[g] != want) {
+          fprintf(stderr, "bench: lane barrier checksum mismatch\n");
+          exit(1);
+        }
+      snprintf(label, sizeof label, "lane barrier L=%zu, %s", L,
+               fpenv_name(modes[m]));
+      bench_report_ns(label, t, REPS, units);
+      free(out);
+    }
+    fpar_queue_destroy(q);
+    fpar_runtime_destroy(rt);
+  }
+  printf("INFO   lane barriers: target <= 1 ns per work-item per barrier "
+         "(PoCL's loop fission: 0.6-1.1 ns in the anchors)\n");
+}
+
+static void bench_lanes(void) {
+  const size_t n = (size_t)1 << 24, nb = 16384, nm = 1024;
+  const size_t jn = (size_t)JACOBI_NX * JACOBI_NY;
+  fpar_runtime *rt;
+  float *in = malloc(n * 4), *partial = malloc(n / 64 * 4);
+  float *pos = malloc(nb * 16), *acc = malloc(nb * 12),
+        *acc_ref = malloc(nb * 12);
+  float *a = malloc(nm * nm * 4), *b = malloc(nm * nm * 4);
+  float *c = malloc(nm * nm * 4), *c_ref = malloc(nm * nm * 4);
+  float *grid = malloc(jn * 4), *g_out = malloc(jn * 4),
+        *g_ref = malloc(jn * 4);
+  double to[REPS], tr[REPS];
+  lanes_case lc;
+
+  printf("# lanes: W = %d lanes per sub-group\n", FPAR_SIMD_WIDTH);
+  lanes_barrier_cost();
+  rt = make_runtime(0, FPAR_FPENV_DEFAULT);
+  memset(&lc, 0, sizeof lc);
+  check(fpar_queue_create(rt, 0, &lc.q), "queue");
+
+  for (size_t i = 0; i < n; i++)
+    in[i] = (float)((i * 2654435761u) >> 8 & 0xffff) * (1.0f / 65536.0f);
+  lc.n = n, lc.in = in, lc.partial = partial;
+  for (lc.variant = 0; lc.variant < 2; lc.variant++) {
+    time_pair(lanes_reduce, omp_reduce, &lc, to, tr);
+    if (fabs(lc.sum - lc.ref_sum) > 1e-4 * lc.ref_sum) {
+      fprintf(stderr, "bench: lane reduction %g != %g\n", lc.sum, lc.ref_sum);
+      exit(1);
+    }
+    report_pair(lc.variant ? "reduction 2^24, scoped lanes (GB/s)"
+                           : "reduction 2^24, nd_range lanes (GB/s)",
+                "reduction 2^24, OpenMP simd (GB/s)", to, tr,
+                4.0 * (double)n / 1e9, "GB/s", 0.8);
+  }
+
+  srand(7);
+  for (size_t i = 0; i < nb * 4; i++)
+    pos[i] = (float)rand() / (float)RAND_MAX * (i % 4 == 3 ? 1.0f : 10.0f);
+  lc.n = nb, lc.in = pos, lc.out = acc, lc.ref_out = acc_ref;
+  for (lc.variant = 0; lc.variant < 2; lc.variant++) {
+    time_pair(lanes_nbody, omp_nbody, &lc, to, tr);
+    if (rel_l2(acc, acc_ref, nb * 3) > (lc.variant ? 1e-4 : 1e-5)) {
+      fprintf(stderr, "bench: lane nbody differs\n");
+      exit(1);
+    }
+    report_pair(lc.variant ? "nbody 16384 lanes, rsqrt estimate (G/s)"
+                           : "nbody 16384 lanes, 1/sqrt (G/s)",
+                "nbody 16384, OpenMP simd 1/sqrt (G/s)", to, tr,
+                (double)nb * nb / 1e9, "G/s", 0.9);
+  }
+
+  for (size_t i = 0; i < nm * nm; i++) {
+    a[i] = (float)((uint32_t)(i * 2654435761u) >> 20) / 4096.0f - 0.5f;
+    b[i] = (float)((uint32_t)(i * 2246822519u) >> 20) / 4096.0f - 0.5f;
+  }
+  lc.n = nm, lc.a = a, lc.b = b, lc.out = c, lc.ref_out = c_ref;
+  time_pair(lanes_sgemm, omp_sgemm, &lc, to, tr);
+  if (rel_l2(c, c_ref, nm * nm) > 1e-5) {
+    fprintf(stderr, "bench: lane sgemm differs\n");
+    exit(1);
+  }
+  report_pair("sgemm 1024 lanes, 64x64 local tiles (GFLOP/s)",
+              "sgemm 1024, OpenMP simd blocked (GFLOP/s)", to, tr,
+              2.0 * (double)nm * nm * nm / 1e9, "GFLOP/s", 0.75);
+
+  for (size_t i = 0; i < jn; i++)
+    grid[i] = (float)((i * 2654435761u) >> 16 & 0xff);
+  lc.in = grid, lc.out = g_out, lc.ref_out = g_ref;
+  time_pair(lanes_jacobi, omp_jacobi, &lc, to, tr);
+  if (memcmp(g_out, g_ref, jn * 4) != 0) {
+    fprintf(stderr, "bench: lane jacobi differs\n");
+    exit(1);
+  }
+  report_pair("jacobi 4096x2048 lanes, halo tiles (GB/s)",
+              "jacobi 4096x2048, OpenMP simd (GB/s)", to, tr,
+              8.0 * (double)jn / 1e9, "GB/s", 0.0);
+
+  free(in), free(partial), free(pos), free(acc), free(acc_ref);
+  free(a), free(b), free(c), free(c_ref), free(grid), free(g_out), free(g_ref);
+  fpar_queue_destroy(lc.q);
+  fpar_runtime_destroy(rt);
+}
+
 /* OpenMP threads that spin-wait after a parallel region (libgomp's default)
  * take a core from our workers in the next measurement; both sides must
  * wait passively between runs.  libgomp reads the setting when it loads,
@@ -706,11 +1018,9 @@ int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*fn)(void);
-  } sections[] = {{"barrier", bench_barrier},
-                  {"free", bench_free},
-                  {"launch", bench_launch},
-                  {"memory", bench_memory},
-                  {"scoped", bench_scoped}};
+  } sections[] = {{"barrier", bench_barrier}, {"free", bench_free},
+                  {"launch", bench_launch},   {"memory", bench_memory},
+                  {"scoped", bench_scoped},   {"lanes", bench_lanes}};
   size_t i;
   int a;
 

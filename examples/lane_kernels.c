@@ -30,7 +30,7 @@ static int lk_run(fpar_queue *q, const char *name, fpar_kernel_fn kernel,
 
 /* ---- Reduction, nd_range ------------------------------------------------- */
 
-#define RED_ITEM 64   /* floats per work-item */
+#define RED_ITEM 256  /* floats per work-item */
 #define RED_LOCAL 256 /* work-items per group */
 
 typedef struct red_args {
@@ -79,33 +79,46 @@ int lk_reduce_ndrange(fpar_queue *q, const float *in, size_t n, float *partial,
 
 /* ---- Reduction, scoped --------------------------------------------------- */
 
-#define SRED_GROUP 16384
+#define SRED_ITEM 256  /* floats per logical item */
+#define SRED_GROUP 256 /* logical items per work group */
 
 typedef struct sred_state {
   const float *in;
-  fpar_vf32 *acc; /* local memory: the group's lane sums */
+  float *sums; /* local memory: one sum per block of W items */
   float *partial;
   const fpar_group *g;
 } sred_state;
 
+/* A block of W logical items owns W * 256 consecutive floats, summed in
+ * registers like the nd_range kernel's sub-groups. */
 static inline void sred_body(const fpar_lane_block *b, void *p) {
   sred_state *s = p;
+  const float *src = s->in + b->global_first * SRED_ITEM;
+  fpar_vf32 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
 
-  *s->acc += fpar_vf32_load_mask(s->in + b->global_first, b->mask);
+  for (size_t k = 0; k < SRED_ITEM; k += 4) {
+    s0 += fpar_vf32_load(src + (k + 0) * W);
+    s1 += fpar_vf32_load(src + (k + 1) * W);
+    s2 += fpar_vf32_load(src + (k + 2) * W);
+    s3 += fpar_vf32_load(src + (k + 3) * W);
+  }
+  s->sums[b->first / W] = fpar_vf32_reduce_add((s0 + s1) + (s2 + s3), b->mask);
 }
 FPAR_DEFINE_LANES_ROW(sred_row, sred_body)
 
 static void sred_total(void *p) {
   sred_state *s = p;
+  float total = 0;
 
-  s->partial[fpar_group_get_id(s->g, 0)] =
-      fpar_vf32_reduce_add(*s->acc, fpar_vmask_first(W));
+  for (size_t i = 0; i < SRED_GROUP / W; i++)
+    total += s->sums[i];
+  s->partial[fpar_group_get_id(s->g, 0)] = total;
 }
 
 static void sred_env(fpar_group *g, void *const *mem, void *args) {
   sred_state s = *(sred_state *)args;
 
-  s.acc = mem[0];
+  s.sums = mem[0];
   s.g = g;
   fpar_distribute_items_rows(g, sred_row, &s);
   fpar_group_barrier(g);
@@ -113,11 +126,10 @@ static void sred_env(fpar_group *g, void *const *mem, void *args) {
 }
 
 static void sred_group(fpar_group *g, void *args) {
-  const float zero = 0;
-  fpar_mem_request acc =
-      fpar_require_local_mem(sizeof(fpar_vf32), 64, &zero, sizeof zero);
+  fpar_mem_request sums =
+      fpar_require_local_mem(SRED_GROUP / W * sizeof(float), 64, NULL, 0);
 
-  fpar_memory_environment(g, &acc, 1, sred_env, args);
+  fpar_memory_environment(g, &sums, 1, sred_env, args);
 }
 
 int lk_reduce_scoped(fpar_queue *q, const float *in, size_t n, float *partial,
@@ -126,7 +138,7 @@ int lk_reduce_scoped(fpar_queue *q, const float *in, size_t n, float *partial,
   fpar_event *ev;
   int err;
 
-  *groups = n / SRED_GROUP;
+  *groups = n / SRED_ITEM / SRED_GROUP;
   err = fpar_parallel(q, fpar_range1(*groups), fpar_range1(SRED_GROUP),
                       sred_group, &s, &ev);
   if (err != 0)
@@ -251,8 +263,8 @@ int lk_sgemm(fpar_queue *q, const float *a, const float *b, float *c,
 
 /* ---- Jacobi stencil ------------------------------------------------------ */
 
-#define ST_X 64
-#define ST_Y 8
+#define ST_X 64    /* columns per work group */
+#define ST_ROWS 32 /* rows per work-item: each computes a column strip */
 #define ST_PITCH (ST_X + 2)
 
 typedef struct st_args {
@@ -261,46 +273,49 @@ typedef struct st_args {
   size_t nx, ny;
 } st_args;
 
-/* Load one tile row segment of W cells, 0 outside the grid. */
-static inline void st_load(float *dst, const st_args *s, size_t gy, size_t gx0,
-                           int inside) {
-  if (inside)
-    fpar_vf32_store(dst, fpar_vf32_load(s->in + gy * s->nx + gx0));
-  else
-    fpar_vf32_store(dst, (fpar_vf32){0});
+/* Copy grid row gy, columns gx0 .. gx0+W-1 and, for the group's edge
+ * sub-groups, the halo cell beside them, into tile row `row` (0 outside the
+ * grid). */
+static inline void st_load_row(float *row, const st_args *s, size_t x0,
+                               size_t gx0, long gy) {
+  const float *src = s->in + (size_t)gy * s->nx + gx0;
+  int inside = gy >= 0 && (size_t)gy < s->ny;
+
+  fpar_vf32_store(row + x0 + 1, inside ? fpar_vf32_load(src) : (fpar_vf32){0});
+  if (x0 == 0)
+    row[0] = inside && gx0 > 0 ? src[-1] : 0;
+  if (x0 + W == ST_X)
+    row[ST_X + 1] = inside && gx0 + W < s->nx ? src[W] : 0;
 }
 
-/* A (64, 8) group copies its cells and a one-cell halo into a 10 x 66
- * local tile, barrier, then each sub-group averages the four neighbours of
- * its W cells; grid boundary cells keep their value. */
+/* A work group of 64 work-items covers 64 columns x 32 rows: each
+ * sub-group copies its columns of the 34 tile rows (the cells and a
+ * one-cell halo) into local memory, barrier, then averages the four
+ * neighbours of its 32 x W cells; grid boundary cells keep their value.
+ * (Computing a strip per work-item keeps fibers few: one per 32 x W
+ * cells.) */
 static inline void st_body(fpar_lanes *lk, void *p) {
   const st_args *s = p;
   float(*tile)[ST_PITCH] = fpar_group_local_memory_for_overwrite(
-      lk->it, sizeof(float[ST_Y + 2][ST_PITCH]), 64);
-  size_t x0 = lk->it->local_id[0], y = lk->it->local_id[1];
-  size_t gx0 = lk->global_first, gy = fpar_global_id(lk->it, 1);
-  fpar_vi32 gx = lk->global_id0;
-  fpar_vf32 c, r;
-  fpar_vmask edge;
+      lk->it, sizeof(float[ST_ROWS + 2][ST_PITCH]), 64);
+  size_t x0 = lk->it->local_id[0], gx0 = lk->global_first;
+  long gy0 = (long)(fpar_global_id(lk->it, 1) * ST_ROWS);
+  fpar_vmask side =
+      (lk->global_id0 == 0) | (lk->global_id0 == (int32_t)s->nx - 1);
 
-  st_load(&tile[y + 1][x0 + 1], s, gy, gx0, 1);
-  if (x0 == 0)
-    tile[y + 1][0] = gx0 > 0 ? s->in[gy * s->nx + gx0 - 1] : 0;
-  if (x0 + W == ST_X)
-    tile[y + 1][ST_X + 1] = gx0 + W < s->nx ? s->in[gy * s->nx + gx0 + W] : 0;
-  if (y == 0)
-    st_load(&tile[0][x0 + 1], s, gy - 1, gx0, gy > 0);
-  if (y == ST_Y - 1)
-    st_load(&tile[ST_Y + 1][x0 + 1], s, gy + 1, gx0, gy + 1 < s->ny);
+  for (long r = 0; r < ST_ROWS + 2; r++)
+    st_load_row(tile[r], s, x0, gx0, gy0 + r - 1);
   fpar_barrier(lk->it);
-  c = fpar_vf32_load(&tile[y + 1][x0 + 1]);
-  r = 0.25f *
-      (fpar_vf32_load(&tile[y][x0 + 1]) + fpar_vf32_load(&tile[y + 2][x0 + 1]) +
-       fpar_vf32_load(&tile[y + 1][x0]) + fpar_vf32_load(&tile[y + 1][x0 + 2]));
-  edge = (gx == 0) | (gx == (int32_t)s->nx - 1);
-  if (gy == 0 || gy == s->ny - 1)
-    edge = fpar_vmask_first(W);
-  fpar_vf32_store(s->out + gy * s->nx + gx0, fpar_vf32_select(edge, c, r));
+  for (long r = 1; r <= ST_ROWS; r++) {
+    size_t gy = (size_t)(gy0 + r - 1);
+    fpar_vf32 c = fpar_vf32_load(&tile[r][x0 + 1]);
+    fpar_vf32 avg = 0.25f * (fpar_vf32_load(&tile[r - 1][x0 + 1]) +
+                             fpar_vf32_load(&tile[r + 1][x0 + 1]) +
+                             fpar_vf32_load(&tile[r][x0]) +
+                             fpar_vf32_load(&tile[r][x0 + 2]));
+    fpar_vmask edge = gy == 0 || gy == s->ny - 1 ? fpar_vmask_first(W) : side;
+    fpar_vf32_store(s->out + gy * s->nx + gx0, fpar_vf32_select(edge, c, avg));
+  }
 }
 FPAR_DEFINE_LANE_KERNEL(st_kernel, st_body)
 
@@ -308,8 +323,8 @@ int lk_jacobi(fpar_queue *q, const float *in, float *out, size_t nx,
               size_t ny) {
   st_args s = {in, out, nx, ny};
 
-  return lk_run(q, "jacobi_lanes", st_kernel, &s, fpar_range2(nx, ny),
-                fpar_range2(ST_X, ST_Y), NULL);
+  return lk_run(q, "jacobi_lanes", st_kernel, &s, fpar_range2(nx, ny / ST_ROWS),
+                fpar_range2(ST_X, 1), NULL);
 }
 
 /* ---- Barrier cost ------------------------------------------------------ */

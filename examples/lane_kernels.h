@@ -10,16 +10,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Sum of in[0..n): an nd_range lane kernel (each work-item sums 64
+/* Sum of in[0..n): an nd_range lane kernel (each work-item sums 256
  * elements, sub-groups reduce in registers, one barrier per group) writing
- * one partial sum per group.  n must be a multiple of 64 * 256.
+ * one partial sum per group.  n must be a multiple of 256 * 256.
  * *groups receives the number of partials. */
 int lk_reduce_ndrange(fpar_queue *q, const float *in, size_t n, float *partial,
                       size_t *groups);
 
-/* The same with scoped parallelism: groups of 16384 logical items summed
- * by a lane body into a local accumulator.  n must be a multiple of
- * 16384. */
+/* The same with scoped parallelism: work groups of 256 logical items of
+ * 256 floats each, summed by a lane body in registers, block sums in local
+ * memory.  n must be a multiple of 256 * 256. */
 int lk_reduce_scoped(fpar_queue *q, const float *in, size_t n, float *partial,
                      size_t *groups);
 
@@ -34,8 +34,9 @@ int lk_nbody(fpar_queue *q, const float *pos, float *acc, size_t n, int fast);
 int lk_sgemm(fpar_queue *q, const float *a, const float *b, float *c, size_t n);
 
 /* One 5-point Jacobi sweep of an nx x ny grid (x fastest): out = mean of
- * the four neighbours inside, out = in on the boundary; 64x8 tiles with a
- * one-cell halo in local memory.  nx must be a multiple of 64, ny of 8. */
+ * the four neighbours inside, out = in on the boundary; 64 x 32 tiles with
+ * a one-cell halo in local memory.  nx must be a multiple of 64, ny of
+ * 32. */
 int lk_jacobi(fpar_queue *q, const float *in, float *out, size_t nx, size_t ny);
 
 /* `barriers` barriers per group of `local` work-items in lane form (one

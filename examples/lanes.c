@@ -108,7 +108,7 @@ static void test_sgemm(fpar_queue *q) {
 }
 
 static void test_jacobi(fpar_queue *q) {
-  const size_t nx = 256, ny = 64;
+  const size_t nx = 256, ny = 96;
   float *in = malloc(nx * ny * 4), *out = malloc(nx * ny * 4);
   size_t wrong = 0;
 

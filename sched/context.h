@@ -13,16 +13,22 @@
 #define FPAR_SCHED_CONTEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Entry point of a fresh context.  It must never return: a context ends by
  * switching away for the last time. */
 typedef void (*fpar__ctx_entry)(void *arg);
 
+/* The calling thread's floating-point control state, as a fresh context
+ * starts with it (reading it is slow: take it once for many contexts). */
+uint64_t fpar__ctx_fpu_state(void);
+
 /* Prepare a context on [stack_lo, stack_hi) that calls entry(arg) when
- * first switched to.  Stack frames start at stack_hi (16-byte aligned by
+ * first switched to, with floating-point control state fpu (from
+ * fpar__ctx_fpu_state).  Stack frames start at stack_hi (16-byte aligned by
  * the implementation).  Returns the handle. */
 void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,
-                     void *arg);
+                     void *arg, uint64_t fpu);
 
 /* Give *ctx the storage a thread's own stack needs to be saved into.
  * Returns 0 or FPAR_ENOMEM. */

@@ -9,16 +9,21 @@ void fpar__ctx_trampoline(void);
 
 const char fpar__ctx_impl_name[] = "x86_64-sysv";
 
-void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,
-                     void *arg) {
-  uintptr_t top = (uintptr_t)stack_hi & ~(uintptr_t)15;
-  uint64_t *s = (uint64_t *)top;
+uint64_t fpar__ctx_fpu_state(void) {
   uint32_t mxcsr;
   uint16_t fpucw;
 
-  (void)stack_lo;
   __asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
   __asm__ volatile("fnstcw %0" : "=m"(fpucw));
+  return (uint64_t)mxcsr | ((uint64_t)fpucw << 32);
+}
+
+void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,
+                     void *arg, uint64_t fpu) {
+  uintptr_t top = (uintptr_t)stack_hi & ~(uintptr_t)15;
+  uint64_t *s = (uint64_t *)top;
+
+  (void)stack_lo;
   /* After the switch's `ret` pops the trampoline address, rsp == top; the
    * trampoline's `call` then gives the entry function the rsp == 8 mod 16
    * that the ABI wants. */
@@ -29,7 +34,7 @@ void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,
   s[-5] = (uint64_t)(uintptr_t)arg;   /* r13 */
   s[-6] = 0;                          /* r14 */
   s[-7] = 0;                          /* r15 */
-  s[-8] = (uint64_t)mxcsr | ((uint64_t)fpucw << 32);
+  s[-8] = fpu;                        /* MXCSR, x87 control word */
   return &s[-8];
 }
 

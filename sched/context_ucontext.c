@@ -30,12 +30,18 @@ static void fpar__uctx_start(unsigned hi, unsigned lo) {
   abort(); /* An entry function must switch away instead of returning. */
 }
 
+/* getcontext records the floating-point state itself. */
+uint64_t fpar__ctx_fpu_state(void) {
+  return 0;
+}
+
 void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,
-                     void *arg) {
+                     void *arg, uint64_t fpu) {
   uintptr_t rec = ((uintptr_t)stack_hi - sizeof(fpar__uctx)) & ~(uintptr_t)63;
   fpar__uctx *c = (fpar__uctx *)rec;
   uintptr_t p = (uintptr_t)c;
 
+  (void)fpu;
   getcontext(&c->uc);
   c->uc.uc_stack.ss_sp = stack_lo;
   c->uc.uc_stack.ss_size = rec - (uintptr_t)stack_lo;

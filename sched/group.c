@@ -112,17 +112,19 @@ static void fpar__fiber_main(void *arg) {
 void fpar__group_promote(fpar__worker *w) {
   fpar__group_run *g = &w->run;
   const fpar__launch *l = w->launch;
+  uint64_t fpu;
   size_t i;
 
   if (fpar__stack_pool_reserve(&w->stacks, g->size) != 0)
     fpar__group_abort(w, FPAR_ENOMEM, 0, "no memory for %zu fiber stacks",
                       g->size);
   g->ctx[0] = w->runner_ctx;
+  fpu = fpar__ctx_fpu_state();
   for (i = 1; i < g->size; i++) {
     fpar__san_clean_stack(fpar__stack_lo(&w->stacks, i), w->stacks.stack_size);
     g->ctx[i] =
         fpar__ctx_make(fpar__stack_lo(&w->stacks, i),
-                       fpar__stack_hi(&w->stacks, i), fpar__fiber_main, w);
+                       fpar__stack_hi(&w->stacks, i), fpar__fiber_main, w, fpu);
   }
   g->start_id[0] = g->start_id[1] = g->start_id[2] = 0;
   fpar__next_local_id(g->start_id, l->geo.local_range, l->lanes);

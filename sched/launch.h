@@ -39,8 +39,8 @@ struct fpar_event {
   size_t physical_size[3]; /* hierarchical: physical work-items per group */
   unsigned subgroup_size;  /* scoped: items per sub-group */
   fpar_kernel_fn kernel;
-  fpar_row_fn row; /* NULL: work-items of barrier-free groups one by one */
-  unsigned lanes;  /* > 1: lane kernel, one call per sub-group of lanes */
+  fpar_row_fn row;     /* NULL: work-items of barrier-free groups one by one */
+  unsigned lanes;      /* > 1: lane kernel, one call per sub-group of lanes */
   size_t group_fibers; /* calls (and fibers) per group: work-items, or
                           sub-groups of a lane kernel */
   void *args;

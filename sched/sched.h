@@ -17,7 +17,7 @@ typedef struct fpar__sched_config {
   size_t local_mem_size;
   size_t max_group_size;
   unsigned spin_us;
-  fpar_fpenv fpenv; /* resolved: never FPAR_FPENV_DEFAULT */
+  fpar_fpenv fpenv;       /* resolved: never FPAR_FPENV_DEFAULT */
   unsigned subgroup_size; /* resolved: never 0 */
 } fpar__sched_config;
 

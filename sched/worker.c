@@ -289,8 +289,8 @@ static void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
     void *fake;
     w->fault.code = 0;
     fpar__san_clean_stack(lo, size);
-    w->runner_ctx =
-        fpar__ctx_make(lo, fpar__stack_hi(&w->stacks, 0), fpar__runner_main, w);
+    w->runner_ctx = fpar__ctx_make(lo, fpar__stack_hi(&w->stacks, 0),
+                                   fpar__runner_main, w, fpar__ctx_fpu_state());
     fpar__san_switch_out(&fake, lo, size);
     fpar__ctx_switch(&w->sched_ctx, w->runner_ctx);
     fpar__san_switch_in(fake, NULL, NULL);

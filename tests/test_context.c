@@ -88,7 +88,8 @@ static size_t pingpong_play(switch_fn sw, size_t trips) {
   p.sw = sw;
   if (fpar__ctx_self_init(&p.main_ctx) != 0)
     return 0;
-  p.fiber_ctx = fpar__ctx_make(s.lo, s.hi, pingpong_entry, &p);
+  p.fiber_ctx =
+      fpar__ctx_make(s.lo, s.hi, pingpong_entry, &p, fpar__ctx_fpu_state());
   for (i = 0; i < trips; i++) {
     p.value = i;
     sw(&p.main_ctx, p.fiber_ctx);
@@ -170,7 +171,7 @@ START_TEST(test_ring_of_contexts) {
     r->members[i].index = i;
     r->ctx[i] = fpar__ctx_make(s.lo + i * TEST_STACK_SIZE,
                                s.lo + (i + 1) * TEST_STACK_SIZE, ring_entry,
-                               &r->members[i]);
+                               &r->members[i], fpar__ctx_fpu_state());
   }
   for (round = 0; round < RING_ROUNDS; round++) {
     r->sw(&r->main_ctx, r->ctx[0]);
@@ -273,10 +274,10 @@ START_TEST(test_callee_saved_registers_survive) {
   memset(&cs, 0, sizeof cs);
   cs.sw = switches[_i].fn;
   ck_assert_int_eq(fpar__ctx_self_init(&cs.main_ctx), 0);
-  cs.clobber_ctx =
-      fpar__ctx_make(s.lo, s.lo + TEST_STACK_SIZE, clobber_entry, NULL);
-  cs.worker_ctx =
-      fpar__ctx_make(s.lo + TEST_STACK_SIZE, s.hi, worker_entry, NULL);
+  cs.clobber_ctx = fpar__ctx_make(s.lo, s.lo + TEST_STACK_SIZE, clobber_entry,
+                                  NULL, fpar__ctx_fpu_state());
+  cs.worker_ctx = fpar__ctx_make(s.lo + TEST_STACK_SIZE, s.hi, worker_entry,
+                                 NULL, fpar__ctx_fpu_state());
   /* The thread's own context yields... */
   cs.yield_save = &cs.main_ctx;
   ck_assert_uint_eq(mix_with_yields(7, 200, yield_to_clobberer), want_main);
@@ -371,7 +372,8 @@ START_TEST(test_rounding_mode_travels_with_context) {
   st.nearest = negative_third_rounded(FE_TONEAREST);
   ck_assert(st.up != st.nearest);
   ck_assert_int_eq(fpar__ctx_self_init(&st.main_ctx), 0);
-  st.fiber_ctx = fpar__ctx_make(s.lo, s.hi, round_up_entry, &st);
+  st.fiber_ctx =
+      fpar__ctx_make(s.lo, s.hi, round_up_entry, &st, fpar__ctx_fpu_state());
   for (i = 0; i < ROUNDS; i++) {
     fpar__ctx_switch(&st.main_ctx, st.fiber_ctx);
     main_right += rounding_is(st.how, 0, &st);
@@ -409,7 +411,8 @@ START_TEST(test_shared_fpenv_switch_leaves_mode) {
   st.up = negative_third_rounded(FE_UPWARD);
   st.nearest = negative_third_rounded(FE_TONEAREST);
   ck_assert_int_eq(fpar__ctx_self_init(&st.main_ctx), 0);
-  st.fiber_ctx = fpar__ctx_make(s.lo, s.hi, set_up_and_return_entry, &st);
+  st.fiber_ctx = fpar__ctx_make(s.lo, s.hi, set_up_and_return_entry, &st,
+                                fpar__ctx_fpu_state());
   fpar__ctx_switch_shared_fpenv(&st.main_ctx, st.fiber_ctx);
   ck_assert(rounding_is(st.how, 1, &st));
   fesetround(FE_TONEAREST);
@@ -469,7 +472,8 @@ START_TEST(test_entry_stack_and_alignment) {
 
   memset(&p, 0, sizeof p);
   ck_assert_int_eq(fpar__ctx_self_init(&p.main_ctx), 0);
-  p.ctx = fpar__ctx_make(s.lo, (void *)hi, probe_entry, &p);
+  p.ctx =
+      fpar__ctx_make(s.lo, (void *)hi, probe_entry, &p, fpar__ctx_fpu_state());
   fpar__ctx_switch(&p.main_ctx, p.ctx);
   ck_assert_msg(p.local >= lo && p.local < hi,
                 "a local at %p is outside the stack [%p, %p)", (void *)p.local,

@@ -93,9 +93,33 @@ FPAR__SIMD fpar_vmask fpar_vmask_first(unsigned n) {
   return fpar_vi32_iota() < fpar_vi32_splat((int32_t)n);
 }
 
+/* Masked memory access in the instruction set's own instructions where it
+ * has them (AVX-512: every element type; AVX2: 32-bit elements). */
+#if FPAR_SIMD_WIDTH == 16
+#define FPAR__MASK_BITS(m)                                                     \
+  _mm512_cmpneq_epi32_mask((__m512i)(m), _mm512_setzero_si512())
+#define FPAR__MASKED_LOAD32(T, p, m)                                           \
+  return (T)_mm512_maskz_loadu_epi32(FPAR__MASK_BITS(m), (p))
+#define FPAR__MASKED_STORE32(p, v, m)                                          \
+  _mm512_mask_storeu_epi32((p), FPAR__MASK_BITS(m), (__m512i)(v))
+#define FPAR__MASKED_GATHER32(T, base, idx, m)                                 \
+  return (T)_mm512_mask_i32gather_epi32(                                       \
+      _mm512_setzero_si512(), FPAR__MASK_BITS(m), (__m512i)(idx), (base), 4)
+#elif FPAR_SIMD_WIDTH == 8
+#define FPAR__MASKED_LOAD32(T, p, m)                                           \
+  return (T)_mm256_maskload_ps((const float *)(p), (__m256i)(m))
+#define FPAR__MASKED_STORE32(p, v, m)                                          \
+  _mm256_maskstore_ps((float *)(p), (__m256i)(m), (__m256)(v))
+#define FPAR__MASKED_GATHER32(T, base, idx, m)                                 \
+  return (T)_mm256_mask_i32gather_ps(_mm256_setzero_ps(),                      \
+                                     (const float *)(base), (__m256i)(idx),    \
+                                     (__m256)(m), 4)
+#endif
+
 /* Unaligned loads and stores, and masked ones that touch no memory for
- * lanes that are off (their loaded value is 0). */
-#define FPAR__SIMD_MEMORY(T, E)                                                \
+ * lanes that are off (their loaded value is 0).  ELEM32 selects the
+ * instruction-set path for 32-bit element types. */
+#define FPAR__SIMD_MEMORY(T, E, ELEM32)                                        \
   /** \brief Load W elements (any alignment). \param p the first.              \
    *  \return the vector. */                                                   \
   FPAR__SIMD T T##_load(const E *p) {                                          \
@@ -112,6 +136,7 @@ FPAR__SIMD fpar_vmask fpar_vmask_first(unsigned n) {
    *  is not read. \param p lane 0's element. \param m the mask.               \
    *  \return the vector. */                                                   \
   FPAR__SIMD T T##_load_mask(const E *p, fpar_vmask m) {                       \
+    FPAR__IF_ELEM32(ELEM32, FPAR__MASKED_LOAD32(T, p, m));                     \
     T v = {0};                                                                 \
     for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
       if (m[i])                                                                \
@@ -122,6 +147,10 @@ FPAR__SIMD fpar_vmask fpar_vmask_first(unsigned n) {
    *  written. \param p lane 0's element. \param v the vector.                 \
    *  \param m the mask. */                                                    \
   FPAR__SIMD void T##_store_mask(E *p, T v, fpar_vmask m) {                    \
+    FPAR__IF_ELEM32(ELEM32, {                                                  \
+      FPAR__MASKED_STORE32(p, v, m);                                           \
+      return;                                                                  \
+    });                                                                        \
     for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
       if (m[i])                                                                \
         p[i] = v[i];                                                           \
@@ -130,16 +159,27 @@ FPAR__SIMD fpar_vmask fpar_vmask_first(unsigned n) {
    *  \param base the array. \param idx element indices. \param m the mask.    \
    *  \return the vector. */                                                   \
   FPAR__SIMD T T##_gather(const E *base, fpar_vi32 idx, fpar_vmask m) {        \
+    FPAR__IF_ELEM32(ELEM32, FPAR__MASKED_GATHER32(T, base, idx, m));           \
     T v = {0};                                                                 \
     for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
       if (m[i])                                                                \
         v[i] = base[idx[i]];                                                   \
     return v;                                                                  \
   }
-FPAR__SIMD_MEMORY(fpar_vf32, float)
-FPAR__SIMD_MEMORY(fpar_vf64, double)
-FPAR__SIMD_MEMORY(fpar_vi32, int32_t)
-FPAR__SIMD_MEMORY(fpar_vu32, uint32_t)
+
+/* FPAR__IF_ELEM32(1, code) is code where the instruction set has masked
+ * 32-bit access, else nothing. */
+#if FPAR_SIMD_WIDTH == 16 || FPAR_SIMD_WIDTH == 8
+#define FPAR__IF_ELEM32(e, code) FPAR__IF_ELEM32_##e(code)
+#define FPAR__IF_ELEM32_1(code) code
+#define FPAR__IF_ELEM32_0(code)
+#else
+#define FPAR__IF_ELEM32(e, code)
+#endif
+FPAR__SIMD_MEMORY(fpar_vf32, float, 1)
+FPAR__SIMD_MEMORY(fpar_vf64, double, 0)
+FPAR__SIMD_MEMORY(fpar_vi32, int32_t, 1)
+FPAR__SIMD_MEMORY(fpar_vu32, uint32_t, 1)
 
 /* ---- Masks --------------------------------------------------------------- */
 
