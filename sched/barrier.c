@@ -78,7 +78,7 @@ fpar__barrier_slow(fpar_item *it, const char *site) {
       return;
   }
   if (g->cur != 0 && !fpar__same_site(g->site, site))
-    fpar__barrier_mismatch(w, g->cur, site);
+    fpar__barrier_mismatch(w, fpar__fiber_first_item(w->launch, g->cur), site);
   g->site = site;
   fpar__group_pass_on(w, &g->ctx[g->cur]);
 }

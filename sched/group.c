@@ -88,7 +88,7 @@ static void fpar__item_exit(fpar__worker *w) {
   if (i == 0)
     g->site = FPAR__SITE_EXIT;
   else if (g->site != FPAR__SITE_EXIT)
-    fpar__exit_mismatch(w, i);
+    fpar__exit_mismatch(w, fpar__fiber_first_item(w->launch, i));
   fpar__group_pass_on(w, i == 0 ? &g->ctx[0] : &w->dead_ctx);
 }
 

@@ -43,6 +43,14 @@ static inline void fpar__group_id(const fpar__launch *l, size_t linear,
   id[2] = linear / r[0] / r[1];
 }
 
+/* Local linear id of the first work-item of fiber f (fibers of a lane
+ * kernel carry several work-items each). */
+static inline size_t fpar__fiber_first_item(const fpar__launch *l, size_t f) {
+  size_t per_row = (l->geo.local_range[0] + l->lanes - 1) / l->lanes;
+
+  return f / per_row * l->geo.local_range[0] + f % per_row * l->lanes;
+}
+
 /* Run one work group of a scoped or hierarchical launch (scoped.c). */
 void fpar__run_group_function(fpar__worker *w, size_t linear);
 
