@@ -7,6 +7,8 @@
 #include <fiberpar.h>
 #include <stdio.h>
 
+#include "example.h"
+
 #define GLOBAL 128
 #define LOCAL 32
 
@@ -28,16 +30,11 @@ int main(void) {
   fpar_event *ev;
   int wrong = 0;
 
-  if (fpar_runtime_create(&rt, NULL) != 0 || fpar_queue_create(rt, 0, &q) != 0)
-    return fprintf(stderr, "%s\n", fpar_last_error()), 1;
-  if (fpar_parallel_for(q, fpar_range1(GLOBAL), fpar_range1(LOCAL), kernel,
-                        copies, &ev) != 0)
-    return fprintf(stderr, "%s\n", fpar_last_error()), 1;
-  if (fpar_event_wait(ev) != 0)
-    return fprintf(stderr, "%s\n", fpar_event_error(ev)), 1;
-  fpar_event_release(ev);
-  fpar_queue_destroy(q);
-  fpar_runtime_destroy(rt);
+  example_open(&rt, &q);
+  example_wait(fpar_parallel_for(q, fpar_range1(GLOBAL), fpar_range1(LOCAL),
+                                 kernel, copies, &ev),
+               &ev);
+  example_close(rt, q);
   /* Even slots were set by the group's work-items, odd ones stay zero
    * (group_local_memory value-initialises). */
   for (int g = 0; g < GLOBAL / LOCAL; g++)

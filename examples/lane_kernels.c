@@ -28,6 +28,20 @@ static int lk_run(fpar_queue *q, const char *name, fpar_kernel_fn kernel,
   return err;
 }
 
+/* Lane i's sum of src[i], src[i + W], ... over W * n floats (four
+ * accumulators hide the add latency; n is a multiple of 4). */
+static inline fpar_vf32 lk_sum_block(const float *src, size_t n) {
+  fpar_vf32 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+
+  for (size_t k = 0; k < n; k += 4) {
+    s0 += fpar_vf32_load(src + (k + 0) * W);
+    s1 += fpar_vf32_load(src + (k + 1) * W);
+    s2 += fpar_vf32_load(src + (k + 2) * W);
+    s3 += fpar_vf32_load(src + (k + 3) * W);
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
 /* ---- Reduction, nd_range ------------------------------------------------- */
 
 #define RED_ITEM 256  /* floats per work-item */
@@ -38,26 +52,18 @@ typedef struct red_args {
   float *partial;
 } red_args;
 
-/* The sub-group's W work-items own W * 64 consecutive floats; lane i adds
- * elements i, i + W, i + 2W, ... (four accumulators hide the add latency).
- * Sub-group sums meet in local memory; after the barrier sub-group 0 adds
- * them up. */
+/* The sub-group's W work-items own W * 256 consecutive floats; lane i adds
+ * elements i, i + W, i + 2W, ...  Sub-group sums meet in local memory;
+ * after the barrier sub-group 0 adds them up. */
 static inline void red_body(fpar_lanes *lk, void *p) {
   const red_args *a = p;
   const size_t subgroups = RED_LOCAL / W;
   float *sums = fpar_group_local_memory_for_overwrite(
       lk->it, subgroups * sizeof(float), 64);
   const float *src = a->in + lk->global_first * RED_ITEM;
-  fpar_vf32 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
 
-  for (size_t k = 0; k < RED_ITEM; k += 4) {
-    s0 += fpar_vf32_load(src + (k + 0) * W);
-    s1 += fpar_vf32_load(src + (k + 1) * W);
-    s2 += fpar_vf32_load(src + (k + 2) * W);
-    s3 += fpar_vf32_load(src + (k + 3) * W);
-  }
   sums[lk->it->local_id[0] / W] =
-      fpar_sub_group_reduce_add_f32(lk, (s0 + s1) + (s2 + s3));
+      fpar_sub_group_reduce_add_f32(lk, lk_sum_block(src, RED_ITEM));
   fpar_barrier(lk->it);
   if (lk->it->local_id[0] == 0) {
     float total = 0;
@@ -94,15 +100,9 @@ typedef struct sred_state {
 static inline void sred_body(const fpar_lane_block *b, void *p) {
   sred_state *s = p;
   const float *src = s->in + b->global_first * SRED_ITEM;
-  fpar_vf32 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
 
-  for (size_t k = 0; k < SRED_ITEM; k += 4) {
-    s0 += fpar_vf32_load(src + (k + 0) * W);
-    s1 += fpar_vf32_load(src + (k + 1) * W);
-    s2 += fpar_vf32_load(src + (k + 2) * W);
-    s3 += fpar_vf32_load(src + (k + 3) * W);
-  }
-  s->sums[b->first / W] = fpar_vf32_reduce_add((s0 + s1) + (s2 + s3), b->mask);
+  s->sums[b->first / W] =
+      fpar_vf32_reduce_add(lk_sum_block(src, SRED_ITEM), b->mask);
 }
 FPAR_DEFINE_LANES_ROW(sred_row, sred_body)
 

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "example.h"
+
 #define N 4096
 #define BODYSIZE 4 /* x, y, z, mass */
 #define EPS2 0.01f
@@ -86,8 +88,7 @@ int main(void) {
   srand(7);
   for (int i = 0; i < N * BODYSIZE; i++)
     pos[i] = (float)rand() / (float)RAND_MAX * (i % 4 == 3 ? 1.0f : 10.0f);
-  if (fpar_runtime_create(&rt, NULL) != 0 || fpar_queue_create(rt, 0, &q) != 0)
-    return fprintf(stderr, "%s\n", fpar_last_error()), 1;
+  example_open(&rt, &q);
   fpar_launch_desc_init(&d);
   d.name = "nbody";
   d.kernel = nbody_kernel;
@@ -96,13 +97,8 @@ int main(void) {
   d.local = FPAR_LOCAL_AUTO; /* the runtime chooses, as Aparapi does */
   d.local_buffers = &tile;
   d.num_local_buffers = 1;
-  if (fpar_launch(q, &d, &ev) != 0)
-    return fprintf(stderr, "%s\n", fpar_last_error()), 1;
-  if (fpar_event_wait(ev) != 0)
-    return fprintf(stderr, "%s\n", fpar_event_error(ev)), 1;
-  fpar_event_release(ev);
-  fpar_queue_destroy(q);
-  fpar_runtime_destroy(rt);
+  example_wait(fpar_launch(q, &d, &ev), &ev);
+  example_close(rt, q);
 
   nbody_serial(pos, ref);
   for (int i = 0; i < N * 3; i++) {

@@ -15,6 +15,8 @@
 #include <fiberpar.h>
 #include <stdio.h>
 
+#include "example.h"
+
 #define OUTER 16
 #define INNER 4
 
@@ -77,16 +79,11 @@ int main(void) {
   fpar_event *ev;
   int wrong = 0;
 
-  if (fpar_runtime_create(&rt, NULL) != 0 || fpar_queue_create(rt, 0, &q) != 0)
-    return fprintf(stderr, "%s\n", fpar_last_error()), 1;
-  if (fpar_parallel(q, fpar_range1(OUTER), fpar_range1(INNER), outer, results,
-                    &ev) != 0)
-    return fprintf(stderr, "%s\n", fpar_last_error()), 1;
-  if (fpar_event_wait(ev) != 0)
-    return fprintf(stderr, "%s\n", fpar_event_error(ev)), 1;
-  fpar_event_release(ev);
-  fpar_queue_destroy(q);
-  fpar_runtime_destroy(rt);
+  example_open(&rt, &q);
+  example_wait(fpar_parallel(q, fpar_range1(OUTER), fpar_range1(INNER), outer,
+                             results, &ev),
+               &ev);
+  example_close(rt, q);
   for (int o = 0; o < OUTER; o++)
     for (int k = 0; k < 2 * INNER; k++)
       wrong += results[o][k] != want[k];

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "example.h"
+
 #define GROUPS 8
 
 typedef struct out_buffer {
@@ -57,18 +59,13 @@ int main(void) {
   fpar_event *ev;
   int wrong = 0;
 
-  if (fpar_runtime_create(&rt, NULL) != 0 || fpar_queue_create(rt, 0, &q) != 0)
-    return fprintf(stderr, "%s\n", fpar_last_error()), 1;
+  example_open(&rt, &q);
   /* Issue 8 work-groups of 8 work-items each. */
-  if (fpar_parallel_for_work_group(q, fpar_range3(2, 2, 2),
-                                   fpar_range3(2, 2, 2), work_group, &out,
-                                   &ev) != 0)
-    return fprintf(stderr, "%s\n", fpar_last_error()), 1;
-  if (fpar_event_wait(ev) != 0)
-    return fprintf(stderr, "%s\n", fpar_event_error(ev)), 1;
-  fpar_event_release(ev);
-  fpar_queue_destroy(q);
-  fpar_runtime_destroy(rt);
+  example_wait(fpar_parallel_for_work_group(q, fpar_range3(2, 2, 2),
+                                            fpar_range3(2, 2, 2), work_group,
+                                            &out, &ev),
+               &ev);
+  example_close(rt, q);
   for (int g = 0; g < GROUPS; g++) {
     printf("%s\n", out.lines[g]);
     wrong |= strcmp(out.lines[g], "0 1 1 2 1 2 2 3") != 0;

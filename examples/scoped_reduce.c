@@ -7,6 +7,8 @@
 #include <fiberpar.h>
 #include <stdio.h>
 
+#include "example.h"
+
 #define INPUT_SIZE 1024
 #define GROUP_SIZE 128
 
@@ -77,16 +79,11 @@ int main(void) {
 
   for (int i = 0; i < INPUT_SIZE; i++)
     data[i] = i;
-  if (fpar_runtime_create(&rt, NULL) != 0 || fpar_queue_create(rt, 0, &q) != 0)
-    return fprintf(stderr, "%s\n", fpar_last_error()), 1;
-  if (fpar_parallel(q, fpar_range1(INPUT_SIZE / GROUP_SIZE),
-                    fpar_range1(GROUP_SIZE), kernel, data, &ev) != 0)
-    return fprintf(stderr, "%s\n", fpar_last_error()), 1;
-  if (fpar_event_wait(ev) != 0)
-    return fprintf(stderr, "%s\n", fpar_event_error(ev)), 1;
-  fpar_event_release(ev);
-  fpar_queue_destroy(q);
-  fpar_runtime_destroy(rt);
+  example_open(&rt, &q);
+  example_wait(fpar_parallel(q, fpar_range1(INPUT_SIZE / GROUP_SIZE),
+                             fpar_range1(GROUP_SIZE), kernel, data, &ev),
+               &ev);
+  example_close(rt, q);
 
   for (int grp = 0; grp < INPUT_SIZE / GROUP_SIZE; ++grp) {
     int host_result = 0;

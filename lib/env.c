@@ -78,34 +78,38 @@ int fpar__env_unsigned(const char *name, unsigned min, unsigned max,
   return 0;
 }
 
-int fpar__env_pin(const char *name, fpar_pin *out) {
+/* One of a few keywords (case-insensitive), each with a value. */
+static int fpar__env_keyword(const char *name, const char *const *words,
+                             const int *values, unsigned n, int *out) {
   const char *s = getenv(name);
+  unsigned k;
 
   if (s == NULL || *s == '\0')
     return 0;
-  if (strcasecmp(s, "core") == 0)
-    *out = FPAR_PIN_CORE;
-  else if (strcasecmp(s, "pu") == 0)
-    *out = FPAR_PIN_PU;
-  else if (strcasecmp(s, "none") == 0)
-    *out = FPAR_PIN_NONE;
-  else
-    return fpar__set_error(FPAR_EENV, "%s=\"%s\": expected core, pu or none",
-                           name, s);
-  return 0;
+  for (k = 0; k < n; k++)
+    if (strcasecmp(s, words[k]) == 0) {
+      *out = values[k];
+      return 0;
+    }
+  return fpar__set_error(FPAR_EENV, "%s=\"%s\": expected %s%s%s%s%s", name, s,
+                         words[0], n > 2 ? ", " : " or ", words[1],
+                         n > 2 ? " or " : "", n > 2 ? words[2] : "");
+}
+
+int fpar__env_pin(const char *name, fpar_pin *out) {
+  static const char *const words[] = {"core", "pu", "none"};
+  static const int values[] = {FPAR_PIN_CORE, FPAR_PIN_PU, FPAR_PIN_NONE};
+  int v = (int)*out, err = fpar__env_keyword(name, words, values, 3, &v);
+
+  *out = (fpar_pin)v;
+  return err;
 }
 
 int fpar__env_fpenv(const char *name, fpar_fpenv *out) {
-  const char *s = getenv(name);
+  static const char *const words[] = {"item", "shared"};
+  static const int values[] = {FPAR_FPENV_ITEM, FPAR_FPENV_SHARED};
+  int v = (int)*out, err = fpar__env_keyword(name, words, values, 2, &v);
 
-  if (s == NULL || *s == '\0')
-    return 0;
-  if (strcasecmp(s, "item") == 0)
-    *out = FPAR_FPENV_ITEM;
-  else if (strcasecmp(s, "shared") == 0)
-    *out = FPAR_FPENV_SHARED;
-  else
-    return fpar__set_error(FPAR_EENV, "%s=\"%s\": expected item or shared",
-                           name, s);
-  return 0;
+  *out = (fpar_fpenv)v;
+  return err;
 }

@@ -197,32 +197,34 @@ int fpar_parallel_for(fpar_queue *q, fpar_range global, fpar_range local,
   return fpar_launch(q, &d, ev);
 }
 
-int fpar_parallel(fpar_queue *q, fpar_range num_groups, fpar_range group_size,
-                  fpar_group_fn fn, void *args, fpar_event **ev) {
+/* A scoped or hierarchical launch of the group function fn. */
+static int fpar__launch_groups(fpar_queue *q, fpar_range num_groups,
+                               fpar_range group_size, fpar_group_fn fn,
+                               void *args, fpar_event **ev, int hierarchical) {
   fpar_launch_desc d;
 
+  if (fn == NULL)
+    return fpar__set_error(FPAR_ENULLKERNEL, "%s: fn is NULL",
+                           hierarchical ? "fpar_parallel_for_work_group"
+                                        : "fpar_parallel");
   fpar_launch_desc_init(&d);
-  d.scoped = fn;
+  if (hierarchical)
+    d.hierarchical = fn;
+  else
+    d.scoped = fn;
   d.args = args;
   d.global = num_groups;
   d.local = group_size;
-  if (fn == NULL)
-    return fpar__set_error(FPAR_ENULLKERNEL, "fpar_parallel: fn is NULL");
   return fpar_launch(q, &d, ev);
+}
+
+int fpar_parallel(fpar_queue *q, fpar_range num_groups, fpar_range group_size,
+                  fpar_group_fn fn, void *args, fpar_event **ev) {
+  return fpar__launch_groups(q, num_groups, group_size, fn, args, ev, 0);
 }
 
 int fpar_parallel_for_work_group(fpar_queue *q, fpar_range num_groups,
                                  fpar_range group_size, fpar_group_fn fn,
                                  void *args, fpar_event **ev) {
-  fpar_launch_desc d;
-
-  fpar_launch_desc_init(&d);
-  d.hierarchical = fn;
-  d.args = args;
-  d.global = num_groups;
-  d.local = group_size;
-  if (fn == NULL)
-    return fpar__set_error(FPAR_ENULLKERNEL,
-                           "fpar_parallel_for_work_group: fn is NULL");
-  return fpar_launch(q, &d, ev);
+  return fpar__launch_groups(q, num_groups, group_size, fn, args, ev, 1);
 }

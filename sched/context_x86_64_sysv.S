@@ -24,12 +24,9 @@
  */
         .text
 
-        .globl  fpar__ctx_switch
-        .hidden fpar__ctx_switch
-        .type   fpar__ctx_switch, @function
-        .p2align 4
-fpar__ctx_switch:
-        .cfi_startproc
+/* Push the callee-saved registers and room for the FPU control words: the
+ * saved frame above, below the return address. */
+        .macro SAVE_CALLEE_SAVED
         pushq   %rbp
         .cfi_adjust_cfa_offset 8
         pushq   %rbx
@@ -44,6 +41,27 @@ fpar__ctx_switch:
         .cfi_adjust_cfa_offset 8
         subq    $8, %rsp
         .cfi_adjust_cfa_offset 8
+        .endm
+
+/* Pop a saved frame and return into its context. */
+        .macro RESTORE_CALLEE_SAVED_AND_RETURN
+        addq    $8, %rsp
+        popq    %r15
+        popq    %r14
+        popq    %r13
+        popq    %r12
+        popq    %rbx
+        popq    %rbp
+        ret
+        .endm
+
+        .globl  fpar__ctx_switch
+        .hidden fpar__ctx_switch
+        .type   fpar__ctx_switch, @function
+        .p2align 4
+fpar__ctx_switch:
+        .cfi_startproc
+        SAVE_CALLEE_SAVED
         stmxcsr (%rsp)
         fnstcw  4(%rsp)
         /* Read them back with loads of exactly the stored sizes, so that
@@ -58,14 +76,7 @@ fpar__ctx_switch:
         cmpw    4(%rsp), %cx
         jne     .Lreload_fpu
 .Lresume:
-        addq    $8, %rsp
-        popq    %r15
-        popq    %r14
-        popq    %r13
-        popq    %r12
-        popq    %rbx
-        popq    %rbp
-        ret
+        RESTORE_CALLEE_SAVED_AND_RETURN
 .Lreload_fpu:
         ldmxcsr (%rsp)
         fldcw   4(%rsp)
@@ -79,30 +90,10 @@ fpar__ctx_switch:
         .p2align 4
 fpar__ctx_switch_shared_fpenv:
         .cfi_startproc
-        pushq   %rbp
-        .cfi_adjust_cfa_offset 8
-        pushq   %rbx
-        .cfi_adjust_cfa_offset 8
-        pushq   %r12
-        .cfi_adjust_cfa_offset 8
-        pushq   %r13
-        .cfi_adjust_cfa_offset 8
-        pushq   %r14
-        .cfi_adjust_cfa_offset 8
-        pushq   %r15
-        .cfi_adjust_cfa_offset 8
-        subq    $8, %rsp
-        .cfi_adjust_cfa_offset 8
+        SAVE_CALLEE_SAVED
         movq    %rsp, (%rdi)
         movq    %rsi, %rsp
-        addq    $8, %rsp
-        popq    %r15
-        popq    %r14
-        popq    %r13
-        popq    %r12
-        popq    %rbx
-        popq    %rbp
-        ret
+        RESTORE_CALLEE_SAVED_AND_RETURN
         .cfi_endproc
         .size   fpar__ctx_switch_shared_fpenv, .-fpar__ctx_switch_shared_fpenv
 
