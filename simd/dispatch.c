@@ -39,34 +39,35 @@ static const fpar__vm_table *fpar__vm_table_get(void) {
   return t;
 }
 
-const char *fpar_math_isa(void) { return fpar__vm_table_get()->isa; }
+const char *fpar_math_isa(void) {
+  return fpar__vm_table_get()->isa;
+}
 
 /* Whole calls of `lanes` elements, then the tail through a padded buffer
  * (padding 1 keeps every function away from exceptional inputs). */
-#define FPAR__MATH_ARRAY(T, field)                                            \
-  const fpar__vm_table *t = fpar__vm_table_get();                             \
-  size_t w = t->lanes, i;                                                     \
-  T bx[16], by[16], bo[16];                                                   \
-                                                                              \
-  if ((unsigned)op >= FPAR_MATH_COUNT || (n != 0 && (out == NULL ||           \
-                                                     x == NULL)) ||           \
-      (op == FPAR_MATH_pow && n != 0 && y == NULL))                           \
-    return fpar__set_error(FPAR_EINVAL,                                       \
-                           "fpar_math: unknown operation %d or NULL array",   \
-                           (int)op);                                          \
-  if (y == NULL)                                                              \
-    y = x;                                                                    \
-  for (i = 0; i + w <= n; i += w)                                             \
-    t->field[op](out + i, x + i, y + i);                                      \
-  if (i < n) {                                                                \
-    size_t k, left = n - i;                                                   \
-    for (k = 0; k < w; k++) {                                                 \
-      bx[k] = k < left ? x[i + k] : 1;                                        \
-      by[k] = k < left ? y[i + k] : 1;                                        \
-    }                                                                         \
-    t->field[op](bo, bx, by);                                                 \
-    memcpy(out + i, bo, left * sizeof(T));                                    \
-  }                                                                           \
+#define FPAR__MATH_ARRAY(T, field)                                             \
+  const fpar__vm_table *t = fpar__vm_table_get();                              \
+  size_t w = t->lanes, i;                                                      \
+  T bx[16], by[16], bo[16];                                                    \
+                                                                               \
+  if ((unsigned)op >= FPAR_MATH_COUNT || out == NULL || x == NULL ||           \
+      (op == FPAR_MATH_pow && y == NULL))                                      \
+    return fpar__set_error(FPAR_EINVAL,                                        \
+                           "fpar_math: unknown operation %d or NULL array",    \
+                           (int)op);                                           \
+  if (y == NULL)                                                               \
+    y = x;                                                                     \
+  for (i = 0; i + w <= n; i += w)                                              \
+    t->field[op](out + i, x + i, y + i);                                       \
+  if (i < n) {                                                                 \
+    size_t k, left = n - i;                                                    \
+    for (k = 0; k < w; k++) {                                                  \
+      bx[k] = k < left ? x[i + k] : 1;                                         \
+      by[k] = k < left ? y[i + k] : 1;                                         \
+    }                                                                          \
+    t->field[op](bo, bx, by);                                                  \
+    memcpy(out + i, bo, left * sizeof(T));                                     \
+  }                                                                            \
   return 0;
 
 int fpar_math_f32(fpar_math_op op, float *out, const float *x, const float *y,

@@ -16,7 +16,9 @@
  * goes through SLEEF's functions for the width's instruction set, with
  * SLEEF's 1-ULP accuracy (sqrt 0.5 ULP); rsqrt is 1/sqrt (at most 1.5 ULP)
  * and fpar_vf32_rsqrt_fast a hardware estimate refined by Newton (about
- * 2^-22 relative error).
+ * 2^-22 relative error).  Known limit of SLEEF 3.5: double exp and pow
+ * may return +inf for results within 2^-16 (relative) of DBL_MAX (measured:
+ * exp from about 2^-23, pow from about 2^-16.5 below it).
  */
 #ifndef FIBERPAR_SIMD_H
 #define FIBERPAR_SIMD_H
@@ -33,9 +35,12 @@
 extern "C" {
 #endif
 
-/* Vectors of 16 doubles are passed in memory; GCC notes that this ABI
- * changed in 2011, once per file.  Only inline functions pass them. */
-#pragma GCC diagnostic push
+/* Lane vectors wider than the compiler's vector registers (16 doubles with
+ * AVX-512, 4 or 8 doubles without AVX) are passed in memory, and GCC notes
+ * the ABI of such arguments.  Only the inline functions here pass them, so
+ * the notes say nothing useful; they are reported when the functions are
+ * expanded, after the header has been read, so -Wpsabi stays off for the
+ * rest of a file that includes <fiberpar/simd.h>. */
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 #if defined(FPAR_SIMD_FORCE_SCALAR)
@@ -90,7 +95,8 @@ FPAR__SIMD fpar_vi32 fpar_vi32_iota(void) {
 /** \brief Lanes 0..n-1 on, the others off. \param n active lanes.
  *  \return the mask. */
 FPAR__SIMD fpar_vmask fpar_vmask_first(unsigned n) {
-  return fpar_vi32_iota() < fpar_vi32_splat((int32_t)n);
+  return fpar_vi32_iota() <
+         fpar_vi32_splat((int32_t)(n < FPAR_SIMD_WIDTH ? n : FPAR_SIMD_WIDTH));
 }
 
 /* Masked memory access in the instruction set's own instructions where it
@@ -253,22 +259,30 @@ FPAR__SIMD unsigned fpar_vmask_count(fpar_vmask m) {
         s += v[i];                                                             \
     return s;                                                                  \
   }                                                                            \
-  /** \brief fmin of the lanes that are on (+inf if none).                     \
+  /** \brief fmin of the lanes that are on (+inf if none; NaN if all are       \
+   *  NaN).                                                                    \
    *  \param v the vector. \param m the mask. \return the minimum. */          \
   FPAR__SIMD E T##_reduce_min(T v, fpar_vmask m) {                             \
     E s = (E)__builtin_inf();                                                  \
+    int any = 0;                                                               \
     for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
-      if (m[i])                                                                \
-        s = FMIN(s, v[i]);                                                     \
+      if (m[i]) {                                                              \
+        s = any ? FMIN(s, v[i]) : v[i];                                        \
+        any = 1;                                                               \
+      }                                                                        \
     return s;                                                                  \
   }                                                                            \
-  /** \brief fmax of the lanes that are on (-inf if none).                     \
+  /** \brief fmax of the lanes that are on (-inf if none; NaN if all are       \
+   *  NaN).                                                                    \
    *  \param v the vector. \param m the mask. \return the maximum. */          \
   FPAR__SIMD E T##_reduce_max(T v, fpar_vmask m) {                             \
     E s = -(E)__builtin_inf();                                                 \
+    int any = 0;                                                               \
     for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
-      if (m[i])                                                                \
-        s = FMAX(s, v[i]);                                                     \
+      if (m[i]) {                                                              \
+        s = any ? FMAX(s, v[i]) : v[i];                                        \
+        any = 1;                                                               \
+      }                                                                        \
     return s;                                                                  \
   }
 FPAR__SIMD_FLOAT_OPS(fpar_vf32, float, fpar_vi32, __builtin_fmaf,
@@ -296,11 +310,11 @@ FPAR__SIMD_FLOAT_OPS(fpar_vf64, double, fpar__vi64, __builtin_fma,
   /** \brief Sum of the lanes that are on (wrapping). \param v the vector.     \
    *  \param m the mask. \return the sum. */                                   \
   FPAR__SIMD E T##_reduce_add(T v, fpar_vmask m) {                             \
-    E s = 0;                                                                   \
+    uint32_t s = 0;                                                            \
     for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
       if (m[i])                                                                \
-        s += v[i];                                                             \
-    return s;                                                                  \
+        s += (uint32_t)v[i];                                                   \
+    return (E)s;                                                               \
   }                                                                            \
   /** \brief Minimum of the lanes that are on (the type's maximum if none).    \
    *  \param v the vector. \param m the mask. \return the minimum. */          \
@@ -326,7 +340,7 @@ FPAR__SIMD_INT_OPS(fpar_vu32, uint32_t)
 /** \brief |v| (wrapping at INT32_MIN). \param v the vector.
  *  \return the magnitudes. */
 FPAR__SIMD fpar_vi32 fpar_vi32_abs(fpar_vi32 v) {
-  return fpar_vi32_select(v < 0, -v, v);
+  return fpar_vi32_select(v < 0, (fpar_vi32)(-(fpar_vu32)v), v);
 }
 
 /** \brief Convert lanes. \param v the vector. \return the converted one. */
@@ -411,52 +425,45 @@ FPAR_EXTERN const char *fpar_math_isa(void);
 FPAR_MATH_OPS(FPAR__VM_DECLARE)
 #undef FPAR__VM_DECLARE
 
-#define FPAR__VM_INLINE(name, arity)                                           \
-  /** \brief Lane-wise math through SLEEF. \param x operand.                   \
-   *  \param y second operand (pow only; ignored otherwise).                   \
-   *  \return the results. */                                                  \
-  FPAR__SIMD fpar_vf32 fpar_vf32_##name##_(fpar_vf32 x, fpar_vf32 y) {         \
-    fpar_vf32 r;                                                               \
-    FPAR__VM_NAME(name, f32, FPAR_SIMD_WIDTH)                                  \
-    ((float *)&r, (const float *)&x, (const float *)&y);                       \
-    return r;                                                                  \
-  }                                                                            \
-  /** \brief Lane-wise math through SLEEF. \param x operand.                   \
-   *  \param y second operand (pow only; ignored otherwise).                   \
-   *  \return the results. */                                                  \
-  FPAR__SIMD fpar_vf64 fpar_vf64_##name##_(fpar_vf64 x, fpar_vf64 y) {         \
-    fpar_vf64 r;                                                               \
-    FPAR__VM_NAME(name, f64, FPAR_SIMD_WIDTH)                                  \
-    ((double *)&r, (const double *)&x, (const double *)&y);                    \
-    return r;                                                                  \
-  }
-FPAR_MATH_OPS(FPAR__VM_INLINE)
-#undef FPAR__VM_INLINE
+/* The math functions are statement expressions rather than inline
+ * functions: lane vectors wider than the vector registers would be passed
+ * in memory, which GCC remarks on at every function that does it. */
+#define FPAR__VM_CALL(name, t, T, E, x, y)                                     \
+  __extension__({                                                              \
+    T fpar_vm_x_ = (x), fpar_vm_y_ = (y), fpar_vm_r_;                          \
+    FPAR__VM_NAME(name, t, FPAR_SIMD_WIDTH)                                    \
+    ((E *)&fpar_vm_r_, (const E *)&fpar_vm_x_, (const E *)&fpar_vm_y_);        \
+    fpar_vm_r_;                                                                \
+  })
+#define FPAR__VF32(name, x, y) FPAR__VM_CALL(name, f32, fpar_vf32, float, x, y)
+#define FPAR__VF64(name, x, y) FPAR__VM_CALL(name, f64, fpar_vf64, double, x, y)
 
-#define fpar_vf32_sin(x) fpar_vf32_sin_((x), (x))
-#define fpar_vf32_cos(x) fpar_vf32_cos_((x), (x))
-#define fpar_vf32_tan(x) fpar_vf32_tan_((x), (x))
-#define fpar_vf32_exp(x) fpar_vf32_exp_((x), (x))
-#define fpar_vf32_exp2(x) fpar_vf32_exp2_((x), (x))
-#define fpar_vf32_log(x) fpar_vf32_log_((x), (x))
-#define fpar_vf32_log2(x) fpar_vf32_log2_((x), (x))
-#define fpar_vf32_pow(x, y) fpar_vf32_pow_((x), (y))
+/** Lane-wise math through SLEEF: fpar_vf32_sin(x) ... fpar_vf64_tanh(x),
+ *  and fpar_vf32_pow(x, y), fpar_vf64_pow(x, y). */
+#define fpar_vf32_sin(x) FPAR__VF32(sin, (x), (x))
+#define fpar_vf32_cos(x) FPAR__VF32(cos, (x), (x))
+#define fpar_vf32_tan(x) FPAR__VF32(tan, (x), (x))
+#define fpar_vf32_exp(x) FPAR__VF32(exp, (x), (x))
+#define fpar_vf32_exp2(x) FPAR__VF32(exp2, (x), (x))
+#define fpar_vf32_log(x) FPAR__VF32(log, (x), (x))
+#define fpar_vf32_log2(x) FPAR__VF32(log2, (x), (x))
+#define fpar_vf32_pow(x, y) FPAR__VF32(pow, (x), (y))
 #define fpar_vf32_sqrt(x) fpar__vf32_sqrt_inline(x)
 #define fpar_vf32_rsqrt(x) (1.0f / fpar__vf32_sqrt_inline(x))
-#define fpar_vf32_erf(x) fpar_vf32_erf_((x), (x))
-#define fpar_vf32_tanh(x) fpar_vf32_tanh_((x), (x))
-#define fpar_vf64_sin(x) fpar_vf64_sin_((x), (x))
-#define fpar_vf64_cos(x) fpar_vf64_cos_((x), (x))
-#define fpar_vf64_tan(x) fpar_vf64_tan_((x), (x))
-#define fpar_vf64_exp(x) fpar_vf64_exp_((x), (x))
-#define fpar_vf64_exp2(x) fpar_vf64_exp2_((x), (x))
-#define fpar_vf64_log(x) fpar_vf64_log_((x), (x))
-#define fpar_vf64_log2(x) fpar_vf64_log2_((x), (x))
-#define fpar_vf64_pow(x, y) fpar_vf64_pow_((x), (y))
-#define fpar_vf64_sqrt(x) fpar_vf64_sqrt_((x), (x))
-#define fpar_vf64_rsqrt(x) fpar_vf64_rsqrt_((x), (x))
-#define fpar_vf64_erf(x) fpar_vf64_erf_((x), (x))
-#define fpar_vf64_tanh(x) fpar_vf64_tanh_((x), (x))
+#define fpar_vf32_erf(x) FPAR__VF32(erf, (x), (x))
+#define fpar_vf32_tanh(x) FPAR__VF32(tanh, (x), (x))
+#define fpar_vf64_sin(x) FPAR__VF64(sin, (x), (x))
+#define fpar_vf64_cos(x) FPAR__VF64(cos, (x), (x))
+#define fpar_vf64_tan(x) FPAR__VF64(tan, (x), (x))
+#define fpar_vf64_exp(x) FPAR__VF64(exp, (x), (x))
+#define fpar_vf64_exp2(x) FPAR__VF64(exp2, (x), (x))
+#define fpar_vf64_log(x) FPAR__VF64(log, (x), (x))
+#define fpar_vf64_log2(x) FPAR__VF64(log2, (x), (x))
+#define fpar_vf64_pow(x, y) FPAR__VF64(pow, (x), (y))
+#define fpar_vf64_sqrt(x) FPAR__VF64(sqrt, (x), (x))
+#define fpar_vf64_rsqrt(x) FPAR__VF64(rsqrt, (x), (x))
+#define fpar_vf64_erf(x) FPAR__VF64(erf, (x), (x))
+#define fpar_vf64_tanh(x) FPAR__VF64(tanh, (x), (x))
 
 /* sqrt is exactly rounded in hardware, as SLEEF's u05 sqrt: the inline
  * instruction gives the same results without a call. */
@@ -468,13 +475,14 @@ FPAR__SIMD fpar_vf32 fpar__vf32_sqrt_inline(fpar_vf32 x) {
 #elif FPAR_SIMD_WIDTH == 4
   return (fpar_vf32)_mm_sqrt_ps((__m128)x);
 #else
-  return fpar_vf32_sqrt_(x, x);
+  return FPAR__VF32(sqrt, x, x);
 #endif
 }
 
 /** \brief Approximate 1/sqrt(x) in registers: the hardware estimate and
- *  one Newton step (about 2^-22 relative error; exact 1/sqrt where the
- *  build has no estimate instruction).  \param x the operand.
+ *  one Newton step (about 2^-22 relative error) for normal x up to 2^127;
+ *  exact 1/sqrt for other inputs and where the build has no estimate
+ *  instruction.  \param x the operand.
  *  \return the estimates. */
 FPAR__SIMD fpar_vf32 fpar_vf32_rsqrt_fast(fpar_vf32 x) {
 #if FPAR_SIMD_WIDTH == 16
@@ -488,7 +496,15 @@ FPAR__SIMD fpar_vf32 fpar_vf32_rsqrt_fast(fpar_vf32 x) {
   return y;
 #endif
 #if FPAR_SIMD_WIDTH > 1
-  return y * (1.5f - 0.5f * x * y * y);
+  y = y * (1.5f - 0.5f * x * y * y);
+  {
+    /* Zeros, infinities, NaN and denormals are outside the estimate's
+     * range: those lanes get the exact 1/sqrt. */
+    fpar_vmask normal = (x >= 0x1p-126f) & (x <= 0x1p127f);
+    if (!fpar_vmask_all(normal))
+      y = fpar_vf32_select(normal, y, 1.0f / fpar__vf32_sqrt_inline(x));
+  }
+  return y;
 #endif
 }
 
@@ -513,8 +529,9 @@ FPAR__SIMD fpar_vi32 fpar_vi32_shuffle(fpar_vi32 v, fpar_vi32 idx) {
 }
 
 /* broadcast, shuffle_xor, shuffle_up/down and scans for one element type;
- * OPS supplies the combine step of the scans. */
-#define FPAR__SIMD_SUBGROUP(T, E, SHUF)                                        \
+ * ADD, MIN1 and MAX1 are its lane-vector addition and scalar min and
+ * max. */
+#define FPAR__SIMD_SUBGROUP(T, E, SHUF, ADD, MIN1, MAX1)                       \
   /** \brief Every lane gets v[lane]. \param v the vector.                     \
    *  \param lane 0..W-1. \return the broadcast. */                            \
   FPAR__SIMD T T##_broadcast(T v, unsigned lane) {                             \
@@ -543,27 +560,8 @@ FPAR__SIMD fpar_vi32 fpar_vi32_shuffle(fpar_vi32 v, fpar_vi32 idx) {
   FPAR__SIMD T T##_scan_add(T v, fpar_vmask m) {                               \
     v = T##_select(m, v, (T){0});                                              \
     for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2)                               \
-      v = v + T##_select(fpar_vi32_iota() >= d, T##_shuffle_up(v, d), (T){0}); \
-    return v;                                                                  \
-  }                                                                            \
-  /** \brief Inclusive prefix minimum over the lanes that are on.              \
-   *  \param v the vector. \param m the mask. \return the scan. */             \
-  FPAR__SIMD T T##_scan_min(T v, fpar_vmask m) {                               \
-    T id = T##_splat(T##_reduce_min(v, (fpar_vmask){0}));                      \
-    v = T##_select(m, v, id);                                                  \
-    for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2)                               \
-      v = T##_min(                                                             \
-          v, T##_select(fpar_vi32_iota() >= d, T##_shuffle_up(v, d), id));     \
-    return v;                                                                  \
-  }                                                                            \
-  /** \brief Inclusive prefix maximum over the lanes that are on.              \
-   *  \param v the vector. \param m the mask. \return the scan. */             \
-  FPAR__SIMD T T##_scan_max(T v, fpar_vmask m) {                               \
-    T id = T##_splat(T##_reduce_max(v, (fpar_vmask){0}));                      \
-    v = T##_select(m, v, id);                                                  \
-    for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2)                               \
-      v = T##_max(                                                             \
-          v, T##_select(fpar_vi32_iota() >= d, T##_shuffle_up(v, d), id));     \
+      v = ADD(                                                                 \
+          v, T##_select(fpar_vi32_iota() >= d, T##_shuffle_up(v, d), (T){0})); \
     return v;                                                                  \
   }                                                                            \
   /** \brief Exclusive prefix sum (lane 0 gets 0). \param v the vector.        \
@@ -572,22 +570,64 @@ FPAR__SIMD fpar_vi32 fpar_vi32_shuffle(fpar_vi32 v, fpar_vi32 idx) {
     T s = T##_scan_add(v, m);                                                  \
     return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1), (T){0});     \
   }                                                                            \
-  /** \brief Exclusive prefix minimum (lane 0 gets the identity).              \
+  FPAR__SIMD_SCAN(T, E, min, MIN1)                                             \
+  FPAR__SIMD_SCAN(T, E, max, MAX1)
+
+/* Inclusive and exclusive min or max scans: lane i combines the lanes that
+ * are on up to (inclusive) or before (exclusive) it, starting from the
+ * first of them, as fmin/fmax of a set do (so NaN lanes lose, unless all
+ * are NaN); lanes with nothing to combine get the identity, the result of
+ * the reduction over no lanes. */
+#define FPAR__SIMD_SCAN(T, E, OP, OP1)                                         \
+  /** \brief Inclusive prefix OP over the lanes that are on.                   \
    *  \param v the vector. \param m the mask. \return the scan. */             \
-  FPAR__SIMD T T##_exscan_min(T v, fpar_vmask m) {                             \
-    T s = T##_scan_min(v, m);                                                  \
-    return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1),              \
-                      T##_splat(T##_reduce_min(v, (fpar_vmask){0})));          \
+  FPAR__SIMD T T##_scan_##OP(T v, fpar_vmask m) {                              \
+    T r = T##_splat(T##_reduce_##OP(v, (fpar_vmask){0}));                      \
+    E acc = 0;                                                                 \
+    int any = 0;                                                               \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++) {                                \
+      if (m[i]) {                                                              \
+        acc = any ? OP1(acc, v[i]) : v[i];                                     \
+        any = 1;                                                               \
+      }                                                                        \
+      if (any)                                                                 \
+        r[i] = acc;                                                            \
+    }                                                                          \
+    return r;                                                                  \
   }                                                                            \
-  /** \brief Exclusive prefix maximum (lane 0 gets the identity).              \
+  /** \brief Exclusive prefix OP (lane 0 gets the identity).                   \
    *  \param v the vector. \param m the mask. \return the scan. */             \
-  FPAR__SIMD T T##_exscan_max(T v, fpar_vmask m) {                             \
-    T s = T##_scan_max(v, m);                                                  \
-    return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1),              \
-                      T##_splat(T##_reduce_max(v, (fpar_vmask){0})));          \
+  FPAR__SIMD T T##_exscan_##OP(T v, fpar_vmask m) {                            \
+    T r = T##_splat(T##_reduce_##OP(v, (fpar_vmask){0}));                      \
+    E acc = 0;                                                                 \
+    int any = 0;                                                               \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++) {                                \
+      if (any)                                                                 \
+        r[i] = acc;                                                            \
+      if (m[i]) {                                                              \
+        acc = any ? OP1(acc, v[i]) : v[i];                                     \
+        any = 1;                                                               \
+      }                                                                        \
+    }                                                                          \
+    return r;                                                                  \
   }
-FPAR__SIMD_SUBGROUP(fpar_vf32, float, fpar_vf32_shuffle)
-FPAR__SIMD_SUBGROUP(fpar_vi32, int32_t, fpar_vi32_shuffle)
+
+/* Integer lane arithmetic without signed overflow. */
+FPAR__SIMD fpar_vi32 fpar__vi32_add(fpar_vi32 a, fpar_vi32 b) {
+  return (fpar_vi32)((fpar_vu32)a + (fpar_vu32)b);
+}
+FPAR__SIMD int32_t fpar__i32_min(int32_t a, int32_t b) {
+  return a < b ? a : b;
+}
+FPAR__SIMD int32_t fpar__i32_max(int32_t a, int32_t b) {
+  return a > b ? a : b;
+}
+#define FPAR__VF32_ADD(a, b) ((a) + (b))
+
+FPAR__SIMD_SUBGROUP(fpar_vf32, float, fpar_vf32_shuffle, FPAR__VF32_ADD,
+                    __builtin_fminf, __builtin_fmaxf)
+FPAR__SIMD_SUBGROUP(fpar_vi32, int32_t, fpar_vi32_shuffle, fpar__vi32_add,
+                    fpar__i32_min, fpar__i32_max)
 
 /* ---- Lane-form nd_range kernels ----------------------------------------- */
 
@@ -735,8 +775,6 @@ fpar_parallel_for_work_item_lanes(fpar_group *g, fpar_lane_fn fn, void *ctx) {
   fpar__lane_call c = {fn, ctx};
   fpar_parallel_for_work_item_rows(g, fpar__lane_call_row, &c);
 }
-
-#pragma GCC diagnostic pop
 
 #ifdef __cplusplus
 }
