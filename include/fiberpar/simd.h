@@ -189,26 +189,30 @@ FPAR__SIMD_MEMORY(fpar_vu32, uint32_t, 1)
 
 /* ---- Masks --------------------------------------------------------------- */
 
+/* The mask as W bits, lane i in bit i. */
+FPAR__SIMD unsigned fpar__vmask_bits(fpar_vmask m) {
+#if FPAR_SIMD_WIDTH == 16
+  return _mm512_cmpneq_epi32_mask((__m512i)m, _mm512_setzero_si512());
+#elif FPAR_SIMD_WIDTH == 8
+  return (unsigned)_mm256_movemask_ps((__m256)m);
+#elif FPAR_SIMD_WIDTH == 4
+  return (unsigned)_mm_movemask_ps((__m128)m);
+#else
+  return m[0] != 0;
+#endif
+}
+
 /** \brief Whether any lane is on. \param m the mask. \return 0 or 1. */
 FPAR__SIMD int fpar_vmask_any(fpar_vmask m) {
-  int32_t r = 0;
-  for (int i = 0; i < FPAR_SIMD_WIDTH; i++)
-    r |= m[i];
-  return r != 0;
+  return fpar__vmask_bits(m) != 0;
 }
 /** \brief Whether every lane is on. \param m the mask. \return 0 or 1. */
 FPAR__SIMD int fpar_vmask_all(fpar_vmask m) {
-  int32_t r = -1;
-  for (int i = 0; i < FPAR_SIMD_WIDTH; i++)
-    r &= m[i];
-  return r != 0;
+  return fpar__vmask_bits(m) == (1u << FPAR_SIMD_WIDTH) - 1;
 }
 /** \brief Number of lanes on. \param m the mask. \return the count. */
 FPAR__SIMD unsigned fpar_vmask_count(fpar_vmask m) {
-  unsigned n = 0;
-  for (int i = 0; i < FPAR_SIMD_WIDTH; i++)
-    n += m[i] != 0;
-  return n;
+  return (unsigned)__builtin_popcount(fpar__vmask_bits(m));
 }
 
 /* ---- Arithmetic beyond the operators ------------------------------------ */
