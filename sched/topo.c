@@ -1,6 +1,5 @@
 /* topo.c - hwloc topology, worker placement and NUMA binding. */
 #include <hwloc.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "sched/topo.h"
@@ -104,14 +103,4 @@ void fpar__topo_bind_area(struct fpar__topo *t, unsigned w, void *addr,
    * a pinned worker touching its own memory is the same node. */
   (void)hwloc_set_area_membind(t->topology, addr, len, t->places[w].nodeset,
                                HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET);
-}
-
-void fpar__topo_describe(const struct fpar__topo *t, unsigned w, char *buf,
-                         size_t len) {
-  char cpus[64], nodes[64];
-
-  hwloc_bitmap_list_snprintf(cpus, sizeof cpus, t->places[w].cpuset);
-  hwloc_bitmap_list_snprintf(nodes, sizeof nodes, t->places[w].nodeset);
-  snprintf(buf, len, "worker %u: PU %s, NUMA %s%s", w, cpus, nodes,
-           t->pin == FPAR_PIN_NONE ? " (not pinned)" : "");
 }

@@ -29,9 +29,4 @@ int fpar__topo_bind_thread(struct fpar__topo *t, unsigned w);
 void fpar__topo_bind_area(struct fpar__topo *t, unsigned w, void *addr,
                           size_t len);
 
-/* Write a one-line description of worker w's placement ("core 3, PU 6-7,
- * NUMA 0") into buf. */
-void fpar__topo_describe(const struct fpar__topo *t, unsigned w, char *buf,
-                         size_t len);
-
 #endif

@@ -124,10 +124,6 @@ int fpar__worker_claim(fpar__worker *w, size_t *group) {
   return 0;
 }
 
-size_t fpar__worker_max_group(const fpar__worker *w) {
-  return w->sched->cfg.max_group_size;
-}
-
 /* ---- Launch FIFO ------------------------------------------------------ */
 
 /* Make l the active launch.  Called with the lock held. */

@@ -92,7 +92,4 @@ _Noreturn void fpar__worker_to_sched(fpar__worker *w);
  * from another worker's.  Returns 1 and the linear group id, or 0. */
 int fpar__worker_claim(fpar__worker *w, size_t *group);
 
-/* Largest number of work-items in a group (the runtime's limit). */
-size_t fpar__worker_max_group(const fpar__worker *w);
-
 #endif
