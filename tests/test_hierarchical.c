@@ -63,50 +63,6 @@ static void assert_ids_eq(const size_t *got, const size_t *want,
 
 /* ---- Environment and launches ------------------------------------------ */
 
-/* Like fpar_test_env_init(), with the runtime's sub-group size set (0: the
- * CPU's SIMD width). */
-static void env_init_subgroup(fpar_test_env *e, unsigned threads,
-                              unsigned subgroup) {
-  fpar_runtime_opts o;
-
-  fpar_runtime_opts_init(&o);
-  o.num_threads = threads;
-  o.subgroup_size = subgroup;
-  ck_assert_fpar_ok(fpar_runtime_create(&e->rt, &o));
-  ck_assert_fpar_ok(fpar_queue_create(e->rt, 0, &e->q));
-  if (subgroup != 0)
-    ck_assert_uint_eq(fpar_runtime_subgroup_size(e->rt), subgroup);
-}
-
-/* Wait for a launch that must succeed; a fault fails the test with the
- * launch's own message. */
-static void wait_ok(fpar_event *ev) {
-  int rc = fpar_event_wait(ev);
-  const char *msg = fpar_event_error(ev);
-
-  ck_assert_msg(rc == 0, "launch failed with %s: %s", fpar_err_name(rc),
-                msg != NULL ? msg : "(no message)");
-  fpar_event_release(ev);
-}
-
-/* Wait for a launch that must fail with `code` and a message that contains
- * `what` and, unless it is NULL, `rule`. */
-static void wait_fault(fpar_event *ev, int code, const char *what,
-                       const char *rule) {
-  int rc = fpar_event_wait(ev);
-  const char *msg = fpar_event_error(ev);
-
-  ck_assert_msg(rc == code, "launch returned %s, expected %s (message: %s)",
-                fpar_err_name(rc), fpar_err_name(code),
-                msg != NULL ? msg : "(none)");
-  ck_assert_msg(msg != NULL, "the failed launch has no message");
-  ck_assert_msg(strstr(msg, what) != NULL,
-                "message \"%s\" does not contain \"%s\"", msg, what);
-  ck_assert_msg(rule == NULL || strstr(msg, rule) != NULL,
-                "message \"%s\" does not name \"%s\"", msg, rule);
-  fpar_event_release(ev);
-}
-
 /* fpar_parallel_for_work_group() and wait for success. */
 static void run_hierarchical(fpar_test_env *e, fpar_range groups,
                              fpar_range size, fpar_group_fn fn, void *args) {
@@ -114,7 +70,7 @@ static void run_hierarchical(fpar_test_env *e, fpar_range groups,
 
   ck_assert_fpar_ok(
       fpar_parallel_for_work_group(e->q, groups, size, fn, args, &ev));
-  wait_ok(ev);
+  fpar_test_wait_ok(ev);
 }
 
 /* ---- Work groups and their work-items ---------------------------------- */
@@ -360,7 +316,7 @@ START_TEST(test_auto_group_size_is_subgroup_size) {
   fpar_test_env e;
   size_t sg;
 
-  env_init_subgroup(&e, 2, _i < 2 ? SUBGROUP : 0);
+  fpar_test_env_init_subgroup(&e, 2, _i < 2 ? SUBGROUP : 0);
   sg = fpar_runtime_subgroup_size(e.rt);
   ck_assert_msg(sg == 4 || sg == 8 || sg == 16,
                 "sub-group size %zu is not a SIMD width", sg);
@@ -750,7 +706,7 @@ START_TEST(test_fault_fails_launch) {
   fpar_test_env_init(&e, 2);
   ck_assert_fpar_ok(fpar_parallel_for_work_group(
       e.q, fpar_range1(4), fpar_range1(8), f->fn, f->args, &ev));
-  wait_fault(ev, f->code, f->what, f->rule);
+  fpar_test_wait_fault(ev, f->code, f->what, f->rule);
   assert_queue_still_works(&e);
   fpar_test_env_fini(&e);
 }
@@ -770,7 +726,8 @@ START_TEST(test_fault_message_names_launch) {
   d.global = fpar_range1(4);
   d.local = fpar_range1(8);
   ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
-  wait_fault(ev, FPAR_ESCOPE, "kernel 'hierarchical_rule_breaker'", "rule 2");
+  fpar_test_wait_fault(ev, FPAR_ESCOPE, "kernel 'hierarchical_rule_breaker'",
+                       "rule 2");
   assert_queue_still_works(&e);
   fpar_test_env_fini(&e);
 }

@@ -57,57 +57,13 @@ static int ranges_overlap(uintptr_t a, size_t na, uintptr_t b, size_t nb) {
 
 /* ---- Environment and launches ------------------------------------------ */
 
-/* Like fpar_test_env_init(), with the runtime's sub-group size set (0: the
- * CPU's SIMD width). */
-static void env_init_subgroup(fpar_test_env *e, unsigned threads,
-                              unsigned subgroup) {
-  fpar_runtime_opts o;
-
-  fpar_runtime_opts_init(&o);
-  o.num_threads = threads;
-  o.subgroup_size = subgroup;
-  ck_assert_fpar_ok(fpar_runtime_create(&e->rt, &o));
-  ck_assert_fpar_ok(fpar_queue_create(e->rt, 0, &e->q));
-  if (subgroup != 0)
-    ck_assert_uint_eq(fpar_runtime_subgroup_size(e->rt), subgroup);
-}
-
-/* Wait for a launch that must succeed; a fault fails the test with the
- * launch's own message. */
-static void wait_ok(fpar_event *ev) {
-  int rc = fpar_event_wait(ev);
-  const char *msg = fpar_event_error(ev);
-
-  ck_assert_msg(rc == 0, "launch failed with %s: %s", fpar_err_name(rc),
-                msg != NULL ? msg : "(no message)");
-  fpar_event_release(ev);
-}
-
-/* Wait for a launch that must fail with `code` and a message that contains
- * `what` and, unless it is NULL, `rule`. */
-static void wait_fault(fpar_event *ev, int code, const char *what,
-                       const char *rule) {
-  int rc = fpar_event_wait(ev);
-  const char *msg = fpar_event_error(ev);
-
-  ck_assert_msg(rc == code, "launch returned %s, expected %s (message: %s)",
-                fpar_err_name(rc), fpar_err_name(code),
-                msg != NULL ? msg : "(none)");
-  ck_assert_msg(msg != NULL, "the failed launch has no message");
-  ck_assert_msg(strstr(msg, what) != NULL,
-                "message \"%s\" does not contain \"%s\"", msg, what);
-  ck_assert_msg(rule == NULL || strstr(msg, rule) != NULL,
-                "message \"%s\" does not name \"%s\"", msg, rule);
-  fpar_event_release(ev);
-}
-
 /* fpar_parallel() and wait for success. */
 static void run_scoped(fpar_test_env *e, fpar_range groups, fpar_range size,
                        fpar_group_fn fn, void *args) {
   fpar_event *ev = NULL;
 
   ck_assert_fpar_ok(fpar_parallel(e->q, groups, size, fn, args, &ev));
-  wait_ok(ev);
+  fpar_test_wait_ok(ev);
 }
 
 /* ---- A launch that must work ------------------------------------------- */
@@ -752,7 +708,7 @@ START_TEST(test_distribute_groups_nested) {
   const nest_config *c = &nest_configs[_i % NNEST];
   fpar_test_env e;
 
-  env_init_subgroup(&e, 2, c->subgroup);
+  fpar_test_env_init_subgroup(&e, 2, c->subgroup);
   run_nest(&e, c, _i >= (int)NNEST);
   fpar_test_env_fini(&e);
 }
@@ -766,7 +722,7 @@ START_TEST(test_distribute_groups_default_subgroup_size) {
   fpar_test_env e;
   unsigned sg;
 
-  env_init_subgroup(&e, 2, 0);
+  fpar_test_env_init_subgroup(&e, 2, 0);
   sg = fpar_runtime_subgroup_size(e.rt);
   ck_assert_msg(sg == 4 || sg == 8 || sg == 16,
                 "default sub-group size %u is not a SIMD width", sg);
@@ -1311,7 +1267,7 @@ START_TEST(test_private_memory_of_subgroup) {
   size_t i, j;
 
   memset(r, 0, sizeof r);
-  env_init_subgroup(&e, 2, SUBGROUP);
+  fpar_test_env_init_subgroup(&e, 2, SUBGROUP);
   run_scoped(&e, fpar_range1(SUBPRIV_GROUPS), fpar_range1(SUBPRIV_SIZE),
              subpriv_group, r);
   for (i = 0; i < SUBPRIV_N; i++) {
@@ -1422,7 +1378,7 @@ START_TEST(test_nested_memory_environments) {
   size_t i;
 
   memset(r, 0, sizeof r);
-  env_init_subgroup(&e, 2, SUBGROUP);
+  fpar_test_env_init_subgroup(&e, 2, SUBGROUP);
   run_scoped(&e, fpar_range1(NESTENV_GROUPS), fpar_range1(NESTENV_SIZE),
              nestenv_group, r);
   for (i = 0; i < NESTENV_N; i++) {
@@ -1603,7 +1559,7 @@ START_TEST(test_reduction_example) {
 
   for (i = 0; i < REDUCE_N; i++)
     data[i] = i;
-  env_init_subgroup(&e, 2, SUBGROUP);
+  fpar_test_env_init_subgroup(&e, 2, SUBGROUP);
   run_scoped(&e, fpar_range1(REDUCE_N / REDUCE_GROUP),
              fpar_range1(REDUCE_GROUP), reduce_group, &a);
   for (g = 0; g < REDUCE_GROUPS; g++) {
@@ -1856,10 +1812,10 @@ START_TEST(test_broken_rule_fails_launch) {
   fpar_event *ev = NULL;
   fpar_test_env e;
 
-  env_init_subgroup(&e, 2, SUBGROUP);
+  fpar_test_env_init_subgroup(&e, 2, SUBGROUP);
   ck_assert_fpar_ok(fpar_parallel(e.q, fpar_range1(RULE_GROUPS),
                                   fpar_range1(RULE_SIZE), v->fn, v->args, &ev));
-  wait_fault(ev, v->code, v->what, v->rule);
+  fpar_test_wait_fault(ev, v->code, v->what, v->rule);
   assert_queue_still_works(&e);
   fpar_test_env_fini(&e);
 }
@@ -1872,7 +1828,7 @@ START_TEST(test_fault_message_names_launch) {
   fpar_event *ev = NULL;
   fpar_test_env e;
 
-  env_init_subgroup(&e, 2, SUBGROUP);
+  fpar_test_env_init_subgroup(&e, 2, SUBGROUP);
   fpar_launch_desc_init(&d);
   d.name = "scoped_rule_breaker";
   d.scoped = item_loop_breaking_rule;
@@ -1880,7 +1836,8 @@ START_TEST(test_fault_message_names_launch) {
   d.global = fpar_range1(RULE_GROUPS);
   d.local = fpar_range1(RULE_SIZE);
   ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
-  wait_fault(ev, FPAR_ESCOPE, "kernel 'scoped_rule_breaker'", "rule 2");
+  fpar_test_wait_fault(ev, FPAR_ESCOPE, "kernel 'scoped_rule_breaker'",
+                       "rule 2");
   ck_assert_fpar_err(fpar_queue_wait(e.q), FPAR_ESCOPE);
   ck_assert_fpar_ok(fpar_queue_wait(e.q));
   assert_queue_still_works(&e);
@@ -1916,19 +1873,20 @@ START_TEST(test_group_used_outside_its_function) {
   fpar_event *ev = NULL;
   fpar_test_env e;
 
-  env_init_subgroup(&e, 1, SUBGROUP);
+  fpar_test_env_init_subgroup(&e, 1, SUBGROUP);
   ck_assert_fpar_ok(
       fpar_parallel(e.q, fpar_range1(1), fpar_range1(4), save_group, &a, &ev));
   if (a.fault)
-    wait_fault(ev, FPAR_ELOCALMEM, "local memory 0 needs", NULL);
+    fpar_test_wait_fault(ev, FPAR_ELOCALMEM, "local memory 0 needs", NULL);
   else
-    wait_ok(ev);
+    fpar_test_wait_ok(ev);
   ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(4), fpar_range1(4),
                                       barrier_on_saved_group, &a, &ev));
-  wait_fault(ev, FPAR_ESCOPE,
-             "fpar_group_barrier called outside a scoped or hierarchical "
-             "group function",
-             NULL);
+  fpar_test_wait_fault(
+      ev, FPAR_ESCOPE,
+      "fpar_group_barrier called outside a scoped or hierarchical "
+      "group function",
+      NULL);
   assert_queue_still_works(&e);
   fpar_test_env_fini(&e);
 }
@@ -2028,7 +1986,7 @@ START_TEST(test_launch_desc_scoped) {
   d.global = fpar_range1(GROUPS);
   d.local = fpar_range1(SIZE);
   ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
-  wait_ok(ev);
+  fpar_test_wait_ok(ev);
   ck_assert_uint_eq(a.stray, 0);
   for (i = 0; i < N; i++)
     ck_assert_msg(calls[i] == 1, "item %zu ran %u times", i, calls[i]);

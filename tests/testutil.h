@@ -8,6 +8,7 @@
 #include <check.h>
 #include <fiberpar.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define FPAR_TEST_TIMEOUT 60
 
@@ -48,6 +49,51 @@ static inline void fpar_test_env_init(fpar_test_env *e, unsigned threads) {
 static inline void fpar_test_env_fini(fpar_test_env *e) {
   fpar_queue_destroy(e->q);
   ck_assert_fpar_ok(fpar_runtime_destroy(e->rt));
+}
+
+/* Like fpar_test_env_init(), with the runtime's sub-group size set (0: the
+ * CPU's SIMD width). */
+static inline void fpar_test_env_init_subgroup(fpar_test_env *e,
+                                               unsigned threads,
+                                               unsigned subgroup) {
+  fpar_runtime_opts o;
+
+  fpar_runtime_opts_init(&o);
+  o.num_threads = threads;
+  o.subgroup_size = subgroup;
+  ck_assert_fpar_ok(fpar_runtime_create(&e->rt, &o));
+  ck_assert_fpar_ok(fpar_queue_create(e->rt, 0, &e->q));
+  if (subgroup != 0)
+    ck_assert_uint_eq(fpar_runtime_subgroup_size(e->rt), subgroup);
+}
+
+/* Wait for a launch that must succeed; a fault fails the test with the
+ * launch's own message. */
+static inline void fpar_test_wait_ok(fpar_event *ev) {
+  int rc = fpar_event_wait(ev);
+  const char *msg = fpar_event_error(ev);
+
+  ck_assert_msg(rc == 0, "launch failed with %s: %s", fpar_err_name(rc),
+                msg != NULL ? msg : "(no message)");
+  fpar_event_release(ev);
+}
+
+/* Wait for a launch that must fail with `code` and a message that contains
+ * `what` and, unless it is NULL, `rule`. */
+static inline void fpar_test_wait_fault(fpar_event *ev, int code,
+                                        const char *what, const char *rule) {
+  int rc = fpar_event_wait(ev);
+  const char *msg = fpar_event_error(ev);
+
+  ck_assert_msg(rc == code, "launch returned %s, expected %s (message: %s)",
+                fpar_err_name(rc), fpar_err_name(code),
+                msg != NULL ? msg : "(none)");
+  ck_assert_msg(msg != NULL, "the failed launch has no message");
+  ck_assert_msg(strstr(msg, what) != NULL,
+                "message \"%s\" does not contain \"%s\"", msg, what);
+  ck_assert_msg(rule == NULL || strstr(msg, rule) != NULL,
+                "message \"%s\" does not name \"%s\"", msg, rule);
+  fpar_event_release(ev);
 }
 
 static inline TCase *fpar_test_case(const char *name) {
