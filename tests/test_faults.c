@@ -294,7 +294,11 @@ static void item5_overflows_after_barrier_kernel(fpar_item *it, void *p) {
     a->out[5] = recurse_deep(&seed, a->depth);
 }
 
-START_TEST(test_stack_overflow_in_item0) {
+/* A launch whose kernel overflows its stack fails with
+ * FPAR_ESTACKOVERFLOW, names the knob and the work-item, and leaves the
+ * queue working. */
+static void expect_stack_overflow(const char *name, fpar_kernel_fn kernel,
+                                  const char *item) {
   uint64_t out[FAULT_GROUP];
   fpar_test_env e;
   fault_args a;
@@ -302,44 +306,28 @@ START_TEST(test_stack_overflow_in_item0) {
 
   fpar_test_env_init(&e, 2);
   a = fault_args_for(&e, out);
-  d = fault_desc("item0_overflows", item0_overflows_kernel, &a);
+  d = fault_desc(name, kernel, &a);
   expect_fault(&e, &d, FPAR_ESTACKOVERFLOW,
-               (const char *[]){"FIBERPAR_STACK_SIZE", "work-item 0", NULL});
+               (const char *[]){"FIBERPAR_STACK_SIZE", item, NULL});
   check_queue_still_works(&e);
   fpar_test_env_fini(&e);
+}
+
+START_TEST(test_stack_overflow_in_item0) {
+  expect_stack_overflow("item0_overflows", item0_overflows_kernel,
+                        "work-item 0");
 }
 END_TEST
 
 START_TEST(test_stack_overflow_without_barrier_names_item) {
-  uint64_t out[FAULT_GROUP];
-  fpar_test_env e;
-  fault_args a;
-  fpar_launch_desc d;
-
-  fpar_test_env_init(&e, 2);
-  a = fault_args_for(&e, out);
-  d = fault_desc("item3_overflows", item3_overflows_kernel, &a);
-  expect_fault(&e, &d, FPAR_ESTACKOVERFLOW,
-               (const char *[]){"FIBERPAR_STACK_SIZE", "work-item 3", NULL});
-  check_queue_still_works(&e);
-  fpar_test_env_fini(&e);
+  expect_stack_overflow("item3_overflows", item3_overflows_kernel,
+                        "work-item 3");
 }
 END_TEST
 
 START_TEST(test_stack_overflow_in_later_item) {
-  uint64_t out[FAULT_GROUP];
-  fpar_test_env e;
-  fault_args a;
-  fpar_launch_desc d;
-
-  fpar_test_env_init(&e, 2);
-  a = fault_args_for(&e, out);
-  d = fault_desc("item5_overflows_after_barrier",
-                 item5_overflows_after_barrier_kernel, &a);
-  expect_fault(&e, &d, FPAR_ESTACKOVERFLOW,
-               (const char *[]){"FIBERPAR_STACK_SIZE", "work-item 5", NULL});
-  check_queue_still_works(&e);
-  fpar_test_env_fini(&e);
+  expect_stack_overflow("item5_overflows_after_barrier",
+                        item5_overflows_after_barrier_kernel, "work-item 5");
 }
 END_TEST
 

@@ -25,26 +25,6 @@
 
 /* ---- Ranges ------------------------------------------------------------ */
 
-static size_t range_volume(const size_t r[3]) {
-  return r[0] * r[1] * r[2];
-}
-
-static size_t linear_of(const size_t id[3], const size_t r[3]) {
-  return id[0] + r[0] * (id[1] + r[1] * id[2]);
-}
-
-static void id_of(size_t linear, const size_t r[3], size_t id[3]) {
-  id[0] = linear % r[0];
-  id[1] = linear / r[0] % r[1];
-  id[2] = linear / (r[0] * r[1]);
-}
-
-/* Whether every id[d] < r[d]: a group function uses it before it indexes
- * a record array with an id the library gave it. */
-static int id_in_range(const size_t id[3], const size_t r[3]) {
-  return id[0] < r[0] && id[1] < r[1] && id[2] < r[2];
-}
-
 /* A vector of the three dimensions and one beyond, which queries report
  * as `beyond`. */
 static void vec4(size_t out[QDIMS], const size_t v[3], size_t beyond) {
@@ -140,11 +120,12 @@ static void record_h_item(const fpar_h_item *hi, void *p) {
   h_record *r;
   unsigned d;
 
-  if (!id_in_range(lid, logical)) {
+  if (!fpar_test_id_in_range(lid, logical)) {
     __atomic_add_fetch(&c->a->stray, 1, __ATOMIC_RELAXED);
     return;
   }
-  r = &c->a->items[c->wg * range_volume(logical) + linear_of(lid, logical)];
+  r = &c->a->items[c->wg * fpar_test_volume(logical) +
+                   fpar_test_linear(lid, logical)];
   __atomic_add_fetch(&r->calls, 1, __ATOMIC_RELAXED);
   for (d = 0; d < QDIMS; d++) {
     r->global_id[d] = fpar_h_item_get_global_id(hi, d);
@@ -166,11 +147,11 @@ static void record_hier_group(fpar_group *g, void *p) {
   wg_record *r;
   unsigned d;
 
-  if (!id_in_range(id, a->c->groups.size)) {
+  if (!fpar_test_id_in_range(id, a->c->groups.size)) {
     __atomic_add_fetch(&a->stray, 1, __ATOMIC_RELAXED);
     return;
   }
-  c.wg = linear_of(id, a->c->groups.size);
+  c.wg = fpar_test_linear(id, a->c->groups.size);
   r = &a->groups[c.wg];
   r->calls++;
   r->dims = fpar_group_dims(g);
@@ -198,7 +179,7 @@ static void check_wg_record(const hier_config *c, const wg_record *r,
   ck_assert_msg(r->calls == 1, "%s ran %u times", where, r->calls);
   ck_assert_uint_eq(r->dims, c->groups.dims);
   ck_assert_int_eq(r->scope, FPAR_FENCE_WORK_GROUP);
-  id_of(wg, c->groups.size, id);
+  fpar_test_id_of(wg, c->groups.size, id);
   vec4(want, id, 0);
   assert_ids_eq(r->id, want, "id", where);
   vec4(want, c->groups.size, 1);
@@ -208,7 +189,7 @@ static void check_wg_record(const hier_config *c, const wg_record *r,
   assert_ids_eq(r->physical, want, "physical local range", where);
   memset(want, 0, sizeof want);
   assert_ids_eq(r->physical_id, want, "physical local id", where);
-  ck_assert_uint_eq(r->physical_linear, range_volume(c->size.size));
+  ck_assert_uint_eq(r->physical_linear, fpar_test_volume(c->size.size));
 }
 
 /* Logical item l of work group w runs on physical item l mod the group
@@ -223,8 +204,8 @@ static void check_h_record(const hier_config *c, const h_record *r, size_t wg,
   char where[128];
   unsigned d;
 
-  id_of(wg, c->groups.size, w);
-  id_of(l, logical, lid);
+  fpar_test_id_of(wg, c->groups.size, w);
+  fpar_test_id_of(l, logical, lid);
   for (d = 0; d < 3; d++) {
     phys[d] = lid[d] % size[d];
     gid[d] = w[d] * logical[d] + lid[d];
@@ -246,9 +227,9 @@ static void check_h_record(const hier_config *c, const h_record *r, size_t wg,
   assert_ids_eq(r->global_id, want, "global id", where);
   vec4(want, global, 1);
   assert_ids_eq(r->global_range, want, "global range", where);
-  ck_assert_msg(r->global_linear == linear_of(gid, global),
+  ck_assert_msg(r->global_linear == fpar_test_linear(gid, global),
                 "%s: global linear id %zu, expected %zu", where,
-                r->global_linear, linear_of(gid, global));
+                r->global_linear, fpar_test_linear(gid, global));
 }
 
 /* Whatever the convention, an h_item's global id lies within the global
@@ -271,8 +252,8 @@ static void assert_global_id_within_range(const h_record *r, size_t n) {
  * FPAR_LOCAL_AUTO) and check every group and logical item. */
 static void run_hier_config(fpar_test_env *e, const hier_config *c,
                             fpar_range launch_size) {
-  size_t ngroups = range_volume(c->groups.size);
-  size_t per_group = range_volume(c->logical.size), wg, l;
+  size_t ngroups = fpar_test_volume(c->groups.size);
+  size_t per_group = fpar_test_volume(c->logical.size), wg, l;
   hier_args a = {c, NULL, NULL, 0};
 
   a.groups = calloc(ngroups, sizeof *a.groups);
@@ -352,7 +333,7 @@ static size_t h_local_linear_id(const fpar_h_item *hi) {
                      fpar_h_item_get_logical_local_range(hi, 1),
                      fpar_h_item_get_logical_local_range(hi, 2)};
 
-  return linear_of(lid, range);
+  return fpar_test_linear(lid, range);
 }
 
 static void set_private_to_sum_of_ids(const fpar_h_item *my_item, void *p) {
@@ -455,7 +436,8 @@ static size_t h_linear(const fpar_h_item *hi, const size_t range[3],
                        size_t (*get)(const fpar_h_item *, unsigned)) {
   size_t id[3] = {get(hi, 0), get(hi, 1), get(hi, 2)};
 
-  return id_in_range(id, range) ? linear_of(id, range) : SIZE_MAX;
+  return fpar_test_id_in_range(id, range) ? fpar_test_linear(id, range)
+                                          : SIZE_MAX;
 }
 
 static void zero_private(const fpar_h_item *hi, void *p) {
@@ -508,11 +490,11 @@ static void share_group(fpar_group *g, void *p) {
 /* How many logical items of `logical` have physical id p in `size`. */
 static int logical_items_on(const size_t p[3], const size_t size[3],
                             const size_t logical[3]) {
-  size_t n = range_volume(logical), l, id[3];
+  size_t n = fpar_test_volume(logical), l, id[3];
   int count = 0;
 
   for (l = 0; l < n; l++) {
-    id_of(l, logical, id);
+    fpar_test_id_of(l, logical, id);
     count += id[0] % size[0] == p[0] && id[1] % size[1] == p[1] &&
              id[2] % size[2] == p[2];
   }
@@ -522,8 +504,8 @@ static int logical_items_on(const size_t p[3], const size_t size[3],
 START_TEST(test_private_memory_shared_by_logical_items) {
   const share_config *c = &share_configs[_i];
   const size_t *size = c->size.size, *logical = c->logical.size;
-  size_t ngroups = range_volume(c->groups.size), g, p, l, q;
-  size_t nphys = range_volume(size), nlog = range_volume(logical);
+  size_t ngroups = fpar_test_volume(c->groups.size), g, p, l, q;
+  size_t nphys = fpar_test_volume(size), nlog = fpar_test_volume(logical);
   size_t pid[3], lid[3];
   share_args a;
   fpar_test_env e;
@@ -538,7 +520,7 @@ START_TEST(test_private_memory_shared_by_logical_items) {
   for (g = 0; g < ngroups; g++) {
     for (p = 0; p < nphys; p++) {
       int want;
-      id_of(p, size, pid);
+      fpar_test_id_of(p, size, pid);
       want = logical_items_on(pid, size, logical);
       ck_assert_msg(a.count[g][p] == want,
                     "group %zu, physical item %zu: %d logical items counted, "
@@ -550,11 +532,11 @@ START_TEST(test_private_memory_shared_by_logical_items) {
                       (void *)a.physical_addr[g][p]);
     }
     for (l = 0; l < nlog; l++) {
-      id_of(l, logical, lid);
+      fpar_test_id_of(l, logical, lid);
       lid[0] %= size[0];
       lid[1] %= size[1];
       lid[2] %= size[2];
-      p = linear_of(lid, size);
+      p = fpar_test_linear(lid, size);
       ck_assert_msg(a.logical_addr[g][l] == a.physical_addr[g][p],
                     "group %zu: logical item %zu used %p, physical item %zu "
                     "has %p",

@@ -30,26 +30,6 @@
 
 /* ---- Ranges ------------------------------------------------------------ */
 
-static size_t range_volume(const size_t r[3]) {
-  return r[0] * r[1] * r[2];
-}
-
-static size_t linear_of(const size_t id[3], const size_t r[3]) {
-  return id[0] + r[0] * (id[1] + r[1] * id[2]);
-}
-
-static void id_of(size_t linear, const size_t r[3], size_t id[3]) {
-  id[0] = linear % r[0];
-  id[1] = linear / r[0] % r[1];
-  id[2] = linear / (r[0] * r[1]);
-}
-
-/* Whether every id[d] < r[d]: a group function uses it before it indexes
- * a record array with an id the library gave it. */
-static int id_in_range(const size_t id[3], const size_t r[3]) {
-  return id[0] < r[0] && id[1] < r[1] && id[2] < r[2];
-}
-
 /* Whether [a, a + na) and [b, b + nb) share a byte. */
 static int ranges_overlap(uintptr_t a, size_t na, uintptr_t b, size_t nb) {
   return a < b + nb && b < a + na;
@@ -153,9 +133,9 @@ static void expect_group(group_record *w, unsigned dims, fpar_fence_scope scope,
     w->physical[d] = 1;
     w->physical_id[d] = 0;
   }
-  w->linear_id = linear_of(id, range);
-  w->linear_range = range_volume(range);
-  w->logical_linear = range_volume(logical);
+  w->linear_id = fpar_test_linear(id, range);
+  w->linear_range = fpar_test_volume(range);
+  w->logical_linear = fpar_test_volume(logical);
   w->physical_linear = 1;
   w->physical_linear_id = 0;
   w->leader = 1;
@@ -222,9 +202,9 @@ static void record_work_group(fpar_group *g, void *p) {
   group_args *a = p;
   size_t id[3] = {fpar_group_get_id(g, 0), fpar_group_get_id(g, 1),
                   fpar_group_get_id(g, 2)};
-  size_t at = linear_of(id, a->groups);
+  size_t at = fpar_test_linear(id, a->groups);
 
-  if (!id_in_range(id, a->groups)) {
+  if (!fpar_test_id_in_range(id, a->groups)) {
     __atomic_add_fetch(&a->stray, 1, __ATOMIC_RELAXED);
     return;
   }
@@ -234,7 +214,7 @@ static void record_work_group(fpar_group *g, void *p) {
 
 START_TEST(test_group_function_once_per_work_group) {
   const shape *s = &shapes[_i];
-  size_t n = range_volume(s->groups.size), at, id[3];
+  size_t n = fpar_test_volume(s->groups.size), at, id[3];
   group_args a;
   group_record want;
   fpar_test_env e;
@@ -250,7 +230,7 @@ START_TEST(test_group_function_once_per_work_group) {
   for (at = 0; at < n; at++) {
     snprintf(where, sizeof where, "%u-D work group %zu", s->groups.dims, at);
     ck_assert_msg(a.calls[at] == 1, "%s ran %u times", where, a.calls[at]);
-    id_of(at, s->groups.size, id);
+    fpar_test_id_of(at, s->groups.size, id);
     expect_group(&want, s->groups.dims, FPAR_FENCE_WORK_GROUP, id,
                  s->groups.size, s->size.size);
     assert_group_record(&a.seen[at], &want, where);
@@ -296,11 +276,11 @@ static inline void record_item(const fpar_s_item *si, void *ctx) {
   item_record *r;
   unsigned d;
 
-  if (!id_in_range(gid, c->a->global)) {
+  if (!fpar_test_id_in_range(gid, c->a->global)) {
     __atomic_add_fetch(&c->a->stray, 1, __ATOMIC_RELAXED);
     return;
   }
-  r = &c->a->items[linear_of(gid, c->a->global)];
+  r = &c->a->items[fpar_test_linear(gid, c->a->global)];
   __atomic_add_fetch(&r->calls, 1, __ATOMIC_RELAXED);
   for (d = 0; d < QDIMS; d++) {
     r->global_id[d] = fpar_s_item_get_global_id(si, d);
@@ -351,7 +331,7 @@ static void check_item_record(const item_record *r, const shape *s, size_t at) {
 
   for (d = 0; d < 3; d++)
     global[d] = groups[d] * size[d];
-  id_of(at, global, gid);
+  fpar_test_id_of(at, global, gid);
   for (d = 0; d < 3; d++) {
     wg[d] = gid[d] / size[d];
     local[d] = gid[d] % size[d];
@@ -369,11 +349,11 @@ static void check_item_record(const item_record *r, const shape *s, size_t at) {
   vec4(want, size, 1);
   assert_ids_eq(r->inner_range, want, "innermost local range", where);
   assert_ids_eq(r->wg_range, want, "local range of the work group", where);
-  assert_size_eq(r->inner_linear, linear_of(local, size),
+  assert_size_eq(r->inner_linear, fpar_test_linear(local, size),
                  "innermost local linear id", where);
-  assert_size_eq(r->wg_linear, linear_of(local, size),
+  assert_size_eq(r->wg_linear, fpar_test_linear(local, size),
                  "local linear id in the work group", where);
-  assert_size_eq(r->inner_linear_range, range_volume(size),
+  assert_size_eq(r->inner_linear_range, fpar_test_volume(size),
                  "innermost local linear range", where);
   for (d = 0; d < 3; d++)
     ck_assert_msg(r->work_group[d] == wg[d],
@@ -393,7 +373,7 @@ START_TEST(test_distribute_items_once_per_item) {
   a.mode = (enum items_mode)(_i / NSHAPES);
   for (d = 0; d < 3; d++)
     a.global[d] = s->groups.size[d] * s->size.size[d];
-  n = range_volume(a.global);
+  n = fpar_test_volume(a.global);
   a.items = calloc(n, sizeof *a.items);
   a.stray = 0;
   fpar_test_env_init(&e, 2);
@@ -531,11 +511,11 @@ static inline void record_nested_item(const fpar_s_item *si, void *ctx) {
   nest_item_record *r;
   unsigned level, d;
 
-  if (!id_in_range(gid, s->a->global)) {
+  if (!fpar_test_id_in_range(gid, s->a->global)) {
     __atomic_add_fetch(&s->a->stray, 1, __ATOMIC_RELAXED);
     return;
   }
-  r = &s->a->items[linear_of(gid, s->a->global)];
+  r = &s->a->items[fpar_test_linear(gid, s->a->global)];
   __atomic_add_fetch(&r->calls, 1, __ATOMIC_RELAXED);
   r->depth = s->depth;
   for (level = 0; level <= s->depth; level++) {
@@ -598,11 +578,11 @@ static void nest_work_group(fpar_group *g, void *p) {
                   fpar_group_get_id(g, 2)};
 
   s.a = p;
-  if (!id_in_range(id, groups)) {
+  if (!fpar_test_id_in_range(id, groups)) {
     __atomic_add_fetch(&s.a->stray, 1, __ATOMIC_RELAXED);
     return;
   }
-  s.wg = linear_of(id, groups);
+  s.wg = fpar_test_linear(id, groups);
   s.depth = 0;
   s.chain[0] = g;
   nest_enter(&s, g);
@@ -637,14 +617,15 @@ static void check_nested_level(const nest_config *c, const nest_item_record *r,
   assert_ids_eq(r->local_id[level], want, "local id", where);
   vec4(want, size, 1);
   assert_ids_eq(r->local_range[level], want, "local range", where);
-  assert_size_eq(r->local_linear[level], linear_of(local, size),
+  assert_size_eq(r->local_linear[level], fpar_test_linear(local, size),
                  "local linear id", where);
 }
 
 static void check_nest(const nest_args *a) {
   const nest_config *c = a->c;
   const size_t *size = c->size.size;
-  size_t n = range_volume(a->global), ngroups = range_volume(c->groups.size);
+  size_t n = fpar_test_volume(a->global),
+         ngroups = fpar_test_volume(c->groups.size);
   size_t at, gid[3], w[3], x[3], want[QDIMS];
   unsigned level, d;
 
@@ -653,7 +634,7 @@ static void check_nest(const nest_args *a) {
     const nest_item_record *r = &a->items[at];
     ck_assert_msg(r->calls == 1, "item %zu ran %u times", at, r->calls);
     ck_assert_uint_eq(r->depth, c->levels);
-    id_of(at, a->global, gid);
+    fpar_test_id_of(at, a->global, gid);
     for (d = 0; d < 3; d++) {
       w[d] = gid[d] / size[d];
       x[d] = gid[d] % size[d];
@@ -670,7 +651,8 @@ static void check_nest(const nest_args *a) {
   for (at = 0; at < ngroups; at++)
     for (level = 0; level <= c->levels; level++) {
       size_t slot = at * (MAX_LEVELS + 1) + level;
-      size_t groups = range_volume(size) / range_volume(c->sizes[level]);
+      size_t groups =
+          fpar_test_volume(size) / fpar_test_volume(c->sizes[level]);
       ck_assert_msg(a->visits[slot] == groups,
                     "work group %zu: %u groups at level %u, expected %zu", at,
                     a->visits[slot], level, groups);
@@ -683,14 +665,14 @@ static void check_nest(const nest_args *a) {
 
 /* Launch the nested walk of c on e and check it. */
 static void run_nest(fpar_test_env *e, const nest_config *c, int rows) {
-  size_t ngroups = range_volume(c->groups.size);
+  size_t ngroups = fpar_test_volume(c->groups.size);
   nest_args a;
   unsigned d;
 
   a.c = c;
   for (d = 0; d < 3; d++)
     a.global[d] = c->groups.size[d] * c->size.size[d];
-  a.items = calloc(range_volume(a.global), sizeof *a.items);
+  a.items = calloc(fpar_test_volume(a.global), sizeof *a.items);
   a.visits = calloc(ngroups * (MAX_LEVELS + 1), sizeof *a.visits);
   a.singles = calloc(ngroups * (MAX_LEVELS + 1), sizeof *a.singles);
   a.rows = rows;
@@ -907,10 +889,10 @@ static void env_group(fpar_group *g, void *p) {
 static size_t env_objects(const env_args *a, size_t wg, uintptr_t *addr,
                           size_t *size) {
   size_t w[3], x[3], gid[3], global[3], n = 0;
-  size_t items = range_volume(a->size), i;
+  size_t items = fpar_test_volume(a->size), i;
   unsigned k, d;
 
-  id_of(wg, a->groups, w);
+  fpar_test_id_of(wg, a->groups, w);
   for (d = 0; d < 3; d++)
     global[d] = a->groups[d] * a->size[d];
   for (k = 0; k < ENV_REQUESTS; k++)
@@ -919,12 +901,12 @@ static size_t env_objects(const env_args *a, size_t wg, uintptr_t *addr,
       size[n++] = env_size[k];
     }
   for (i = 0; i < items; i++) {
-    id_of(i, a->size, x);
+    fpar_test_id_of(i, a->size, x);
     for (d = 0; d < 3; d++)
       gid[d] = w[d] * a->size[d] + x[d];
     for (k = 0; k < ENV_REQUESTS; k++)
       if (is_private_request(k)) {
-        addr[n] = a->item[linear_of(gid, global)].priv[k];
+        addr[n] = a->item[fpar_test_linear(gid, global)].priv[k];
         size[n++] = env_size[k];
       }
   }
@@ -933,7 +915,7 @@ static size_t env_objects(const env_args *a, size_t wg, uintptr_t *addr,
 
 static void check_env_group(const env_args *a, size_t wg) {
   const env_group_record *r = &a->group[wg];
-  size_t max = 4 + 3 * range_volume(a->size);
+  size_t max = 4 + 3 * fpar_test_volume(a->size);
   uintptr_t *addr = malloc(max * sizeof *addr);
   size_t *size = malloc(max * sizeof *size), n, i, j;
   unsigned k;
@@ -966,7 +948,8 @@ static void check_env_group(const env_args *a, size_t wg) {
 
 START_TEST(test_memory_environment_requests) {
   env_args a = {{2, 2, 1}, {6, 8, 1}, NULL, NULL};
-  size_t ngroups = range_volume(a.groups), n = ngroups * range_volume(a.size);
+  size_t ngroups = fpar_test_volume(a.groups),
+         n = ngroups * fpar_test_volume(a.size);
   fpar_test_env e;
   size_t i;
   unsigned k;
@@ -1196,9 +1179,9 @@ START_TEST(test_private_memory_persists_across_loops) {
                   r[i].second, i * 3 + 6);
     ck_assert_msg(r[i].other == -1, "item %zu: second request is %d", i,
                   r[i].other);
-    id_of(i, global, gi);
+    fpar_test_id_of(i, global, gi);
     for (j = i + 1; j < N; j++) {
-      id_of(j, global, gj);
+      fpar_test_id_of(j, global, gj);
       if (gi[0] / size[0] == gj[0] / size[0] &&
           gi[1] / size[1] == gj[1] / size[1] &&
           gi[2] / size[2] == gj[2] / size[2])

@@ -96,6 +96,28 @@ static inline void fpar_test_wait_fault(fpar_event *ev, int code,
   fpar_event_release(ev);
 }
 
+/* 3-D ids and ranges, dimension 0 fastest. */
+static inline size_t fpar_test_volume(const size_t r[3]) {
+  return r[0] * r[1] * r[2];
+}
+
+static inline size_t fpar_test_linear(const size_t id[3], const size_t r[3]) {
+  return id[0] + r[0] * (id[1] + r[1] * id[2]);
+}
+
+static inline void fpar_test_id_of(size_t linear, const size_t r[3],
+                                   size_t id[3]) {
+  id[0] = linear % r[0];
+  id[1] = linear / r[0] % r[1];
+  id[2] = linear / (r[0] * r[1]);
+}
+
+/* Whether every id[d] < r[d]: a group function uses it before it indexes
+ * a record array with an id the library gave it. */
+static inline int fpar_test_id_in_range(const size_t id[3], const size_t r[3]) {
+  return id[0] < r[0] && id[1] < r[1] && id[2] < r[2];
+}
+
 static inline TCase *fpar_test_case(const char *name) {
   TCase *tc = tcase_create(name);
 
