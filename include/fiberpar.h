@@ -466,7 +466,8 @@ FPAR_EXTERN void fpar_barrier_at(fpar_item *it, const char *site);
  * arena cannot hold fails it with FPAR_ELOCALMEM.
  * \param it the calling work-item.
  * \param size bytes.
- * \param align alignment, a power of two (0 means 16).
+ * \param align alignment, a power of two up to FPAR_MAX_LOCAL_ALIGN (0
+ *        means 16).
  * \return the object.
  */
 FPAR_EXTERN void *fpar_group_local_memory(fpar_item *it, size_t size,
@@ -476,7 +477,8 @@ FPAR_EXTERN void *fpar_group_local_memory(fpar_item *it, size_t size,
  * \brief Like fpar_group_local_memory() but the contents are undefined.
  * \param it the calling work-item.
  * \param size bytes.
- * \param align alignment, a power of two (0 means 16).
+ * \param align alignment, a power of two up to FPAR_MAX_LOCAL_ALIGN (0
+ *        means 16).
  * \return the object.
  */
 FPAR_EXTERN void *
@@ -530,11 +532,16 @@ typedef void (*fpar_group_fn)(fpar_group *g, void *args);
 typedef struct fpar_local_buffer_desc {
   size_t bytes;          /**< fixed part */
   size_t bytes_per_item; /**< part that scales with the group size */
-  size_t align;          /**< power of two; 0 means 64 */
+  size_t align; /**< power of two up to FPAR_MAX_LOCAL_ALIGN; 0 means 64 */
 } fpar_local_buffer_desc;
 
 /** Most launch-time local buffers one launch may have. */
 #define FPAR_MAX_LOCAL_BUFFERS 16
+
+/** Largest alignment of local memory (launch-time local buffers,
+ *  group-local objects, memory requests): a page.  Larger alignments are
+ *  rejected with FPAR_EINVAL or fail the launch. */
+#define FPAR_MAX_LOCAL_ALIGN 4096
 
 /** A full launch description.  Exactly one of kernel, scoped and
  *  hierarchical is set.  For a kernel, global and local are the nd_range;
@@ -545,8 +552,9 @@ typedef struct fpar_launch_desc {
   const char *name; /**< kernel name for messages (copied); may be NULL */
   fpar_kernel_fn kernel;
   fpar_row_fn row; /**< FPAR_DEFINE_ROW runner of kernel, or NULL */
-  unsigned lanes;  /**< FPAR_SIMD_WIDTH for a FPAR_DEFINE_LANE_KERNEL
-                        kernel (<fiberpar/simd.h>); 0 otherwise */
+  /** FPAR_SIMD_WIDTH for a FPAR_DEFINE_LANE_KERNEL kernel
+   *  (<fiberpar/simd.h>); 0 otherwise. */
+  unsigned lanes;
   fpar_group_fn scoped;       /**< group function of fpar_parallel() */
   fpar_group_fn hierarchical; /**< of fpar_parallel_for_work_group() */
   void *args;

@@ -32,11 +32,11 @@ static void *fpar__group_local(fpar_item *it, size_t size, size_t align,
 
   if (align == 0)
     align = 16;
-  if (align & (align - 1))
+  if ((align & (align - 1)) != 0 || align > FPAR_MAX_LOCAL_ALIGN)
     fpar__group_abort(w, FPAR_EGROUPLOCAL, i,
                       "work-item %zu asked for group-local object %u with "
-                      "alignment %zu, which is not a power of two",
-                      i, k, align);
+                      "alignment %zu, which is not a power of two up to %d",
+                      i, k, align, FPAR_MAX_LOCAL_ALIGN);
   if (k < g->num_objects) {
     o = &g->objects[k];
     if (o->size != size || o->align != align)

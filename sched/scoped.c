@@ -256,15 +256,17 @@ fpar__private_alloc(fpar__worker *w, const fpar_group *g, const size_t range[3],
                     int physical, const fpar_mem_request *r, unsigned k) {
   size_t align = r->align ? r->align : 16, slots, stride, i;
   fpar_private_memory *pm;
+  int overflow;
 
-  stride = (r->size + align - 1) / align * align;
   slots = range[0] * range[1] * range[2];
   pm = fpar__env_alloc(w, sizeof *pm, alignof(fpar_private_memory),
                        "private memory record", k);
-  if (stride != 0 && slots > SIZE_MAX / stride)
+  overflow = __builtin_add_overflow(r->size, align - 1, &stride);
+  stride &= ~(align - 1);
+  if (overflow || (stride != 0 && slots > SIZE_MAX / stride))
     fpar__group_abort(w, FPAR_ELOCALMEM, 0,
                       "private memory %u: %zu items x %zu bytes overflow", k,
-                      slots, stride);
+                      slots, r->size);
   pm->base = fpar__env_alloc(w, slots * stride, align, "private memory", k);
   pm->stride = stride;
   pm->group = g;
@@ -280,14 +282,15 @@ static void fpar__check_request(fpar__worker *w, const fpar_mem_request *r,
                                 unsigned k) {
   size_t align = r->align ? r->align : 16;
 
-  if ((align & (align - 1)) != 0 ||
+  if ((align & (align - 1)) != 0 || align > FPAR_MAX_LOCAL_ALIGN ||
       (r->kind != FPAR_MEM_LOCAL && r->kind != FPAR_MEM_PRIVATE) ||
       (r->init != NULL && (r->init_size == 0 || r->size % r->init_size != 0)))
     fpar__group_abort(w, FPAR_EINVAL, 0,
                       "memory request %u is malformed: kind %d, %zu bytes, "
-                      "alignment %zu, initial value of %zu bytes (it must "
-                      "divide the size)",
-                      k, (int)r->kind, r->size, align, r->init_size);
+                      "alignment %zu (a power of two up to %d), initial "
+                      "value of %zu bytes (it must divide the size)",
+                      k, (int)r->kind, r->size, align, FPAR_MAX_LOCAL_ALIGN,
+                      r->init_size);
 }
 
 void fpar_memory_environment(fpar_group *g, const fpar_mem_request *reqs,

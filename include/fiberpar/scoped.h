@@ -373,7 +373,7 @@ typedef enum fpar_mem_kind {
 typedef struct fpar_mem_request {
   fpar_mem_kind kind;
   size_t size;      /**< bytes of one object (an array: all its elements) */
-  size_t align;     /**< power of two; 0 means 16 */
+  size_t align;     /**< power of two up to FPAR_MAX_LOCAL_ALIGN; 0: 16 */
   const void *init; /**< NULL: uninitialised; else every init_size-byte
                          element of the object is set to *init */
   size_t init_size; /**< bytes of *init; must divide size */
@@ -484,8 +484,7 @@ FPAR_EXTERN void fpar_parallel_for_work_item_range(fpar_group *g,
  * \param ctx passed to the body.
  */
 FPAR_EXTERN void fpar_parallel_for_work_item_rows(fpar_group *g,
-                                                  fpar_s_row_fn row,
-                                                  void *ctx);
+                                                  fpar_s_row_fn row, void *ctx);
 
 /**
  * \brief sycl::private_memory: one object of \p size bytes (16-byte
