@@ -16,6 +16,24 @@
  * x + X * (y + Y * z).  Queries for a dimension beyond the range's
  * dimensionality return id 0 and size 1, as OpenCL does.
  *
+ * Lifetimes:
+ *  - a runtime lives until fpar_runtime_destroy(), which refuses
+ *    (FPAR_EBUSY) while any of its queues exists;
+ *  - a queue lives until fpar_queue_destroy(), which first waits for the
+ *    launches submitted to it;
+ *  - an event lives until fpar_event_release(), also after its queue and
+ *    runtime are destroyed (it owns what it needs: waiting on it then
+ *    returns its final status at once);
+ *  - kernel args are the caller's: they must stay valid until the launch
+ *    has finished (fpar_event_wait(), fpar_queue_wait());
+ *  - launch descriptions, their names and their local-buffer descriptions
+ *    are copied by fpar_launch(): they may be freed when it returns.
+ * Calls that would wait from inside a kernel for work of the kernel's own
+ * runtime fail with FPAR_EDEADLOCK instead of hanging; kernel-only calls
+ * made outside a kernel fail with FPAR_ENOTKERNEL; a runtime inherited
+ * through fork() fails every call in the child with FPAR_EFORK (create a
+ * new runtime in the child).
+ *
  * This header includes no dependency headers; <fiberpar/uv.h> ties events
  * to a libuv loop.
  */
@@ -67,14 +85,21 @@ extern "C" {
   XX(ETHREAD, -16, "a worker thread could not be created")                     \
   XX(EBUSY, -17, "the object still has work or dependents")                    \
   XX(ESCOPE, -18, "a scoped-parallelism rule was broken")                      \
-  XX(ENOTSUP, -19, "operation not supported by this build")
+  XX(ENOTSUP, -19, "operation not supported by this build")                    \
+  XX(EDEADLOCK, -20,                                                           \
+     "waiting here would deadlock: the caller is a kernel of the runtime it "  \
+     "waits for")                                                              \
+  XX(ENOTKERNEL, -21, "called outside a running kernel or group function")     \
+  XX(EFORK, -22,                                                               \
+     "the runtime belongs to the parent process: create a new one after "      \
+     "fork()")
 
 /** Error codes.  All are negative; 0 means success. */
 typedef enum fpar_errno {
 #define FPAR__ERRNO_ENUM(name, value, msg) FPAR_##name = value,
   FPAR_ERRNO_MAP(FPAR__ERRNO_ENUM)
 #undef FPAR__ERRNO_ENUM
-      FPAR_ERRNO_MAX = -20
+      FPAR_ERRNO_MAX = -23
 } fpar_errno;
 
 /**
@@ -175,9 +200,13 @@ FPAR_EXTERN int fpar_runtime_create(fpar_runtime **rt,
                                     const fpar_runtime_opts *opts);
 
 /**
- * \brief Wait for all submitted work, join the workers, free everything.
+ * \brief Join the workers and free the runtime.
+ *
+ * Its queues must have been destroyed first (which waits for their work).
+ * Events of its launches stay valid until released.
  * \param rt the runtime; NULL is ignored.
- * \return 0, or FPAR_EBUSY (nothing destroyed) while queues still exist.
+ * \return 0; FPAR_EBUSY (nothing destroyed) while queues still exist;
+ *         FPAR_EFORK in a child process (the runtime is the parent's).
  */
 FPAR_EXTERN int fpar_runtime_destroy(fpar_runtime *rt);
 
@@ -278,7 +307,7 @@ enum fpar_event_state {
  * \param rt the runtime.
  * \param flags FPAR_QUEUE_* bits.
  * \param q receives the queue.
- * \return 0, FPAR_EINVAL or FPAR_ENOMEM.
+ * \return 0, FPAR_EINVAL, FPAR_ENOMEM or FPAR_EFORK.
  */
 FPAR_EXTERN int fpar_queue_create(fpar_runtime *rt, unsigned flags,
                                   fpar_queue **q);
@@ -287,20 +316,28 @@ FPAR_EXTERN int fpar_queue_create(fpar_runtime *rt, unsigned flags,
  * \brief Wait for every launch submitted to \p q so far.
  * \param q the queue.
  * \return 0, or the error code of the first launch that failed since the
- *         previous fpar_queue_wait() (the queue stays usable).
+ *         previous fpar_queue_wait() (the queue stays usable);
+ *         FPAR_EDEADLOCK when called by a kernel of the queue's runtime
+ *         while the queue has work; FPAR_EFORK in a forked child.
  */
 FPAR_EXTERN int fpar_queue_wait(fpar_queue *q);
 
 /**
- * \brief Wait for the queue's work, then free it.
+ * \brief Wait for the queue's work, then free it.  Events of its launches
+ *        stay valid until released.
  * \param q the queue; NULL is ignored.
+ * \return 0; FPAR_EDEADLOCK or FPAR_EFORK as fpar_queue_wait() (the queue
+ *         is then not destroyed).
  */
-FPAR_EXTERN void fpar_queue_destroy(fpar_queue *q);
+FPAR_EXTERN int fpar_queue_destroy(fpar_queue *q);
 
 /**
  * \brief Block until the launch has finished.
- * \param ev the event.
- * \return 0, or the negative code of the kernel's fault.
+ * \param ev the event (valid until released, also after its queue and
+ *        runtime are destroyed).
+ * \return 0, or the negative code of the kernel's fault; FPAR_EDEADLOCK
+ *         when called by a kernel of the same runtime before the launch
+ *         finished (it could never finish); FPAR_EFORK in a forked child.
  */
 FPAR_EXTERN int fpar_event_wait(fpar_event *ev);
 
@@ -442,10 +479,13 @@ static inline size_t fpar_group_linear_id(const fpar_item *it) {
  * fpar_barrier_at(): compilers duplicate and merge call instructions, so
  * only the source can tell two barriers apart.  The function fpar_barrier
  * (e.g. `(fpar_barrier)(it)` or through a pointer) works the same way but
- * has no site to check.
+ * has no site to check.  Called in a scoped or hierarchical group
+ * function it fails that launch with FPAR_ENOTKERNEL.
  * \param it the calling work-item.
+ * \return 0 inside a kernel; FPAR_ENOTKERNEL on a thread that runs no
+ *         kernel.
  */
-FPAR_EXTERN void(fpar_barrier)(fpar_item *it);
+FPAR_EXTERN int(fpar_barrier)(fpar_item *it);
 #define fpar_barrier(it) fpar_barrier_at((it), __FILE__ ":" FPAR__STR(__LINE__))
 
 /**
@@ -453,8 +493,9 @@ FPAR_EXTERN void(fpar_barrier)(fpar_item *it);
  * \param it the calling work-item.
  * \param site a string naming the barrier in the source (compared by
  *        content); NULL matches any barrier.
+ * \return as fpar_barrier().
  */
-FPAR_EXTERN void fpar_barrier_at(fpar_item *it, const char *site);
+FPAR_EXTERN int fpar_barrier_at(fpar_item *it, const char *site);
 
 /**
  * \brief Group-local object, zero-filled (sycl group_local_memory).
@@ -468,7 +509,8 @@ FPAR_EXTERN void fpar_barrier_at(fpar_item *it, const char *site);
  * \param size bytes.
  * \param align alignment, a power of two up to FPAR_MAX_LOCAL_ALIGN (0
  *        means 16).
- * \return the object.
+ * \return the object; NULL (FPAR_ENOTKERNEL in fpar_last_error()) on a
+ *         thread that runs no kernel.
  */
 FPAR_EXTERN void *fpar_group_local_memory(fpar_item *it, size_t size,
                                           size_t align);
@@ -479,7 +521,7 @@ FPAR_EXTERN void *fpar_group_local_memory(fpar_item *it, size_t size,
  * \param size bytes.
  * \param align alignment, a power of two up to FPAR_MAX_LOCAL_ALIGN (0
  *        means 16).
- * \return the object.
+ * \return as fpar_group_local_memory().
  */
 FPAR_EXTERN void *
 fpar_group_local_memory_for_overwrite(fpar_item *it, size_t size, size_t align);
@@ -489,7 +531,8 @@ fpar_group_local_memory_for_overwrite(fpar_item *it, size_t size, size_t align);
  * \param it the calling work-item.
  * \param k index into fpar_launch_desc::local_buffers.
  * \return the group's buffer k (contents undefined at group start); a k
- *         the launch does not have fails the launch with FPAR_ELOCALBUF.
+ *         the launch does not have fails the launch with FPAR_ELOCALBUF;
+ *         NULL (FPAR_ENOTKERNEL) on a thread that runs no kernel.
  */
 FPAR_EXTERN void *fpar_local_buffer(fpar_item *it, unsigned k);
 

@@ -147,7 +147,8 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
   if (q == NULL || d == NULL)
     return fpar__set_error(FPAR_EINVAL, "fpar_launch: %s is NULL",
                            q == NULL ? "the queue" : "the description");
-  if ((err = fpar__launch_model(d, &model)) != 0)
+  if ((err = fpar__runtime_usable(q->rt, "fpar_launch")) != 0 ||
+      (err = fpar__launch_model(d, &model)) != 0)
     return err;
   if (d->lanes > 1 && (model != FPAR__ND_RANGE || d->row != NULL ||
                        d->lanes > 64 || (d->lanes & (d->lanes - 1)) != 0))

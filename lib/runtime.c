@@ -102,11 +102,24 @@ int fpar_runtime_create(fpar_runtime **out, const fpar_runtime_opts *opts) {
   return 0;
 }
 
+int fpar__runtime_usable(const fpar_runtime *rt, const char *fn) {
+  if (fpar__sched_usable(rt->sched) != 0)
+    return fpar__set_error(FPAR_EFORK,
+                           "%s: the runtime was created by the parent "
+                           "process before fork() and has no workers here; "
+                           "create a runtime in the child",
+                           fn);
+  return 0;
+}
+
 int fpar_runtime_destroy(fpar_runtime *rt) {
   unsigned queues;
+  int err;
 
   if (rt == NULL)
     return 0;
+  if ((err = fpar__runtime_usable(rt, "fpar_runtime_destroy")) != 0)
+    return err;
   queues = atomic_load(&rt->queues);
   if (queues != 0)
     return fpar__set_error(FPAR_EBUSY,

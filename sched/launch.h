@@ -55,9 +55,10 @@ struct fpar_event {
   /* Called by the completing worker after the status is final and before
    * waiters wake. */
   void (*on_complete)(fpar__launch *l);
-  void *owner;              /* the queue, for on_complete */
-  _Atomic(void *) uv_async; /* uv_async_t to signal on completion */
-  fpar__launch *next;       /* scheduler FIFO */
+  void *owner;               /* the queue, for on_complete */
+  struct fpar__sched *sched; /* the scheduler that runs it */
+  _Atomic(void *) uv_async;  /* uv_async_t to signal on completion */
+  fpar__launch *next;        /* scheduler FIFO */
 
   /* Execution state. */
   atomic_int status; /* FPAR_QUEUED, FPAR_RUNNING, then final */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/error.h"
 #include "sched/group.h"
 
 /* Room for the next object description; the table only grows, it is
@@ -22,13 +23,30 @@ static fpar__local_obj *fpar__local_obj_slot(fpar__worker *w, size_t item) {
   return &g->objects[g->num_objects++];
 }
 
+/* The worker running the calling kernel, or NULL (with the error set) on
+ * a thread that runs none; fn names the call for the message. */
+static fpar__worker *fpar__local_worker(const char *fn) {
+  fpar__worker *w = fpar__self;
+
+  if (w == NULL)
+    fpar__set_error(FPAR_ENOTKERNEL,
+                    "%s called on a thread that runs no kernel", fn);
+  return w;
+}
+
 static void *fpar__group_local(fpar_item *it, size_t size, size_t align,
-                               int zero) {
-  fpar__group_run *g = it->run;
-  fpar__worker *w = (fpar__worker *)g;
-  unsigned k = it->local_calls++;
-  size_t i = fpar_local_linear_id(it);
+                               int zero, const char *fn) {
+  fpar__worker *w = fpar__local_worker(fn);
+  fpar__group_run *g;
+  unsigned k;
+  size_t i;
   fpar__local_obj *o;
+
+  if (w == NULL)
+    return NULL;
+  g = &w->run;
+  k = it->local_calls++;
+  i = fpar_local_linear_id(it);
 
   if (align == 0)
     align = 16;
@@ -68,17 +86,22 @@ static void *fpar__group_local(fpar_item *it, size_t size, size_t align,
 }
 
 void *fpar_group_local_memory(fpar_item *it, size_t size, size_t align) {
-  return fpar__group_local(it, size, align, 1);
+  return fpar__group_local(it, size, align, 1, "fpar_group_local_memory");
 }
 
 void *fpar_group_local_memory_for_overwrite(fpar_item *it, size_t size,
                                             size_t align) {
-  return fpar__group_local(it, size, align, 0);
+  return fpar__group_local(it, size, align, 0,
+                           "fpar_group_local_memory_for_overwrite");
 }
 
 void *fpar_local_buffer(fpar_item *it, unsigned k) {
-  fpar__group_run *g = it->run;
-  fpar__worker *w = (fpar__worker *)g;
+  fpar__worker *w = fpar__local_worker("fpar_local_buffer");
+  fpar__group_run *g;
+
+  if (w == NULL)
+    return NULL;
+  g = &w->run;
 
   if (k >= w->launch->num_local_buffers)
     fpar__group_abort(w, FPAR_ELOCALBUF, fpar_local_linear_id(it),

@@ -18,6 +18,7 @@
 #include "lib/error.h"
 #include "sched/context.h"
 #include "sched/fault.h"
+#include "sched/fork.h"
 #include "sched/group.h"
 #include "sched/sanitizer.h"
 #include "sched/sched.h"
@@ -46,6 +47,11 @@ struct fpar__sched {
   uv_sem_t started; /* each worker posts once its memory is ready */
   atomic_int start_error;
   char start_message[256];
+
+  /* The record outlives fpar__sched_destroy() while events refer to it:
+   * one reference for the runtime, one per event handle. */
+  atomic_int refs;
+  unsigned fork_generation; /* fpar__fork_generation() at creation */
 };
 
 typedef struct fpar__worker_start {
@@ -144,6 +150,7 @@ static void fpar__sched_activate(fpar__sched *s, fpar__launch *l) {
 
 void fpar__sched_submit(fpar__sched *s, fpar__launch *l) {
   fpar__launch_ref(l);
+  l->sched = s;
   l->submit_ns = fpar__now_ns();
   fpar__sched_lock(s);
   l->seq = ++s->next_seq;
@@ -180,21 +187,35 @@ static void fpar__sched_complete(fpar__sched *s, fpar__launch *l) {
   fpar__launch_unref(l);
 }
 
-void fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
-                      const void *arg) {
-  fpar__spin spin = {0, 0};
+int fpar__sched_usable(const fpar__sched *s) {
+  return s->fork_generation == fpar__fork_generation() ? 0 : FPAR_EFORK;
+}
 
+int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
+                     const void *arg) {
+  fpar__spin spin = {0, 0};
+  int err;
+
+  if (done(arg))
+    return 0;
+  if ((err = fpar__sched_usable(s)) != 0)
+    return err;
+  /* A kernel that waits for its own runtime's work waits for launches
+   * queued behind its own, which cannot start before it returns. */
+  if (fpar__self != NULL && fpar__self->sched == s)
+    return FPAR_EDEADLOCK;
   while (!done(arg))
     if (!fpar__spin_step(&spin, s->cfg.spin_us))
       break;
   if (done(arg))
-    return;
+    return 0;
   uv_mutex_lock(&s->lock);
   s->waiters++;
   while (!done(arg))
     uv_cond_wait(&s->done_cond, &s->lock);
   s->waiters--;
   uv_mutex_unlock(&s->lock);
+  return 0;
 }
 
 /* ---- Worker loop ------------------------------------------------------ */
@@ -400,14 +421,28 @@ static void fpar__sched_join(fpar__sched *s, unsigned started) {
     uv_thread_join(&s->threads[i]);
 }
 
-static void fpar__sched_free(fpar__sched *s) {
+/* Free what the workers needed; the record itself (with the lock and the
+ * condition that waiters use) goes with the last reference. */
+static void fpar__sched_free_workers(fpar__sched *s) {
   uv_sem_destroy(&s->started);
-  uv_cond_destroy(&s->done_cond);
   uv_cond_destroy(&s->work_cond);
-  uv_mutex_destroy(&s->lock);
   fpar__topo_destroy(s->topo);
   free(s->threads);
   free(s->workers);
+  s->topo = NULL;
+  s->threads = NULL;
+  s->workers = NULL;
+}
+
+void fpar__sched_ref(fpar__sched *s) {
+  atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+}
+
+void fpar__sched_unref(fpar__sched *s) {
+  if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
+    return;
+  uv_cond_destroy(&s->done_cond);
+  uv_mutex_destroy(&s->lock);
   free(s);
 }
 
@@ -455,6 +490,10 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
     free(s);
     return fpar__set_error(err, "cannot install the SIGSEGV handler");
   }
+  if ((err = fpar__fork_watch()) != 0) {
+    free(s);
+    return fpar__set_error(err, "cannot register the fork handler");
+  }
   if ((err = fpar__topo_create(&s->topo, cfg->pin, cfg->num_threads)) != 0) {
     free(s);
     return fpar__set_error(err, "hwloc could not discover this machine");
@@ -475,8 +514,11 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
   }
   atomic_init(&s->active_seq, 0);
   atomic_init(&s->start_error, 0);
+  atomic_init(&s->refs, 1);
+  s->fork_generation = fpar__fork_generation();
   if ((err = fpar__sched_start_workers(s)) != 0) {
-    fpar__sched_free(s);
+    fpar__sched_free_workers(s);
+    fpar__sched_unref(s);
     return err;
   }
   *out = s;
@@ -485,7 +527,8 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
 
 void fpar__sched_destroy(fpar__sched *s) {
   fpar__sched_join(s, s->num_workers);
-  fpar__sched_free(s);
+  fpar__sched_free_workers(s);
+  fpar__sched_unref(s);
 }
 
 unsigned fpar__sched_num_workers(const fpar__sched *s) {
