@@ -380,21 +380,22 @@ int fpar_parallel_for_work_item_range(fpar_group *g, fpar_range logical,
                       "%s: logical range of %u dimensions in a %u-dimensional "
                       "group",
                       op, logical.dims, g->dims);
-  /* The items see a group whose logical range is this call's. */
+  /* The items see a group whose logical range is this call's; their
+   * global id and range stay those of the physical work-item running them
+   * and of the launch (SYCL 1.2.1, 4.8.1.7: h_item::get_global() is "the
+   * work-item's position in the global iteration space as provided upon
+   * kernel invocation"). */
   view = *g;
-  for (d = 0; d < 3; d++) {
+  for (d = 0; d < 3; d++)
     view.local_range[d] = d < logical.dims ? logical.size[d] : 1;
-    view.global_origin[d] = g->id[d] * view.local_range[d];
-    view.global_range[d] = g->range[d] * view.local_range[d];
-  }
   w->inside = op;
   for (l[2] = 0; l[2] < view.local_range[2]; l[2]++)
     for (l[1] = 0; l[1] < view.local_range[1]; l[1]++)
       for (l[0] = 0; l[0] < view.local_range[0]; l[0]++) {
         for (d = 0; d < 3; d++) {
           si.local_id[d] = si.group_local_id[d] = l[d];
-          si.global_id[d] = view.global_origin[d] + l[d];
           si.physical_id[d] = l[d] % g->physical_range[d];
+          si.global_id[d] = g->global_origin[d] + si.physical_id[d];
         }
         si.group = &view;
         fn(&si, ctx);

@@ -56,7 +56,8 @@ struct fpar_group {
   size_t offset[3];         /* first logical item, within the work group */
   size_t physical_range[3]; /* physical work-items */
   size_t global_origin[3];  /* global id of the work group's item 0 */
-  size_t global_range[3];   /* logical items of the launch */
+  size_t global_range[3];   /* logical items of the launch (hierarchical:
+                               physical work-items) */
   const fpar_group *parent; /* NULL for the work group */
 };
 
@@ -226,8 +227,9 @@ static inline size_t fpar_s_item_get_local_range(const fpar_s_item *si,
   return fpar_group_get_logical_local_range(g, dim);
 }
 
-/** \brief h_item: global id. \param hi the item. \param dim 0..2.
- *  \return the id. */
+/** \brief h_item: global id: the physical work-item's, also under a
+ *  logical range (SYCL 1.2.1 h_item::get_global_id()).  \param hi the
+ *  item. \param dim 0..2. \return the id. */
 static inline size_t fpar_h_item_get_global_id(const fpar_h_item *hi,
                                                unsigned dim) {
   return fpar_s_item_get_global_id(hi, dim);
@@ -262,8 +264,9 @@ static inline size_t fpar_h_item_get_physical_local_range(const fpar_h_item *hi,
                                                           unsigned dim) {
   return fpar_group_get_physical_local_range(hi->group, dim);
 }
-/** \brief h_item: global range. \param hi the item. \param dim 0..2.
- *  \return the extent. */
+/** \brief h_item: global range: the launch's (work groups times physical
+ *  work-items), also under a logical range.  \param hi the item.
+ *  \param dim 0..2. \return the extent. */
 static inline size_t fpar_h_item_get_global_range(const fpar_h_item *hi,
                                                   unsigned dim) {
   return fpar_s_item_get_global_range(hi, dim);
