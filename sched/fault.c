@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "sched/abort.h"
 #include "sched/fault.h"
 #include "sched/sync.h"
 

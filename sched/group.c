@@ -15,10 +15,8 @@
  * later arrival must have done the same, else the group fails with a
  * message instead of hanging.
  */
-#include <stdarg.h>
-#include <stdio.h>
-
 #include "sched/group.h"
+#include "sched/abort.h"
 
 /* Work-items a kernel call starting at local x covers: the launch's lanes
  * (1 for ordinary kernels), fewer at the end of a row. */
@@ -208,29 +206,4 @@ void fpar__runner_main(void *arg) {
   fpar__worker_to_sched(w);
 }
 
-void fpar__group_abort(fpar__worker *w, int code, size_t item,
-                       const char *detail, ...) {
-  va_list ap;
-
-  w->fault.code = code;
-  w->fault.item = item;
-  w->fault.from_signal = 0;
-  va_start(ap, detail);
-  vsnprintf(w->fault.detail, sizeof w->fault.detail, detail, ap);
-  va_end(ap);
-  fpar__worker_to_sched(w);
-}
-
 const char fpar__site_exit[] = "(return from the kernel)";
-
-void fpar__describe_items(char *buf, size_t len, size_t first, size_t last,
-                          const char *one, const char *many) {
-  if (first == last)
-    snprintf(buf, len, "work-item %zu %s", first, one);
-  else
-    snprintf(buf, len, "work-items %zu-%zu %s", first, last, many);
-}
-
-const char *fpar__site_name(const char *site) {
-  return site != NULL ? site : "(unnamed call site)";
-}

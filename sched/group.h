@@ -4,6 +4,7 @@
 #ifndef FPAR_SCHED_GROUP_H
 #define FPAR_SCHED_GROUP_H
 
+#include "sched/abort.h"
 #include "sched/context.h"
 #include "sched/sanitizer.h"
 #include "sched/worker.h"
@@ -33,16 +34,6 @@ static inline void fpar__group_pass_on(fpar__worker *w, void **save) {
   fpar__san_switch_in(fake, NULL, NULL);
 }
 
-/* The 3-D id of the launch's group with linear id `linear`. */
-static inline void fpar__group_id(const fpar__launch *l, size_t linear,
-                                  size_t id[3]) {
-  const size_t *r = l->geo.group_range;
-
-  id[0] = linear % r[0];
-  id[1] = linear / r[0] % r[1];
-  id[2] = linear / r[0] / r[1];
-}
-
 /* Local linear id of the first work-item of fiber f (fibers of a lane
  * kernel carry several work-items each). */
 static inline size_t fpar__fiber_first_item(const fpar__launch *l, size_t f) {
@@ -61,19 +52,5 @@ void fpar__runner_main(void *arg);
 /* Turn the group into fibers at work-item 0's first barrier.  Work-item 0
  * keeps running on the runner fiber. */
 void fpar__group_promote(fpar__worker *w);
-
-/* End the group with a fault: record it and switch to the scheduler.
- * detail is a printf format for the fault's description. */
-_Noreturn void fpar__group_abort(fpar__worker *w, int code, size_t item,
-                                 const char *detail, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Write "work-item a <one>" or "work-items a-b <many>" into buf, e.g.
- * fpar__describe_items(buf, len, 0, 4, "waits", "wait"). */
-void fpar__describe_items(char *buf, size_t len, size_t first, size_t last,
-                          const char *one, const char *many);
-
-/* Name a barrier site for a message. */
-const char *fpar__site_name(const char *site);
 
 #endif

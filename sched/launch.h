@@ -81,6 +81,16 @@ void fpar__launch_unref(fpar__launch *l);
  * copied. */
 void fpar__launch_fail(fpar__launch *l, int code, const char *message);
 
+/* The 3-D id of the launch's group with linear id `linear`. */
+static inline void fpar__group_id(const fpar__launch *l, size_t linear,
+                                  size_t id[3]) {
+  const size_t *r = l->geo.group_range;
+
+  id[0] = linear % r[0];
+  id[1] = linear / r[0] % r[1];
+  id[2] = linear / r[0] / r[1];
+}
+
 /* Nanoseconds on CLOCK_MONOTONIC. */
 uint64_t fpar__now_ns(void);
 

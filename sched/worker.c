@@ -291,12 +291,6 @@ static void fpar__worker_enter(fpar__worker *w, fpar__launch *l) {
   w->run.arena_mark = fpar__arena_mark(&w->arena);
 }
 
-void fpar__worker_to_sched(fpar__worker *w) {
-  fpar__san_switch_out(NULL, w->thread_stack_lo, w->thread_stack_size);
-  fpar__ctx_switch(&w->dead_ctx, w->sched_ctx);
-  __builtin_unreachable();
-}
-
 static void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
   char *lo = fpar__stack_lo(&w->stacks, 0);
   size_t size = w->stacks.stack_size;

@@ -85,9 +85,6 @@ _Static_assert(offsetof(fpar__worker, run) == 0,
 extern __thread fpar__worker *fpar__self
     __attribute__((tls_model("initial-exec")));
 
-/* Leave the running fiber for good and resume the scheduler. */
-_Noreturn void fpar__worker_to_sched(fpar__worker *w);
-
 /* Take the next group of the worker's launch: from its own chunk, else
  * from another worker's.  Returns 1 and the linear group id, or 0. */
 int fpar__worker_claim(fpar__worker *w, size_t *group);
