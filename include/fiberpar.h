@@ -175,6 +175,12 @@ typedef struct fpar_runtime_opts {
    *  groups of FPAR_LOCAL_AUTO size; 0 = the CPU's single-precision SIMD
    *  width (16 with AVX-512, 8 with AVX, 4 with SSE or NEON). */
   unsigned subgroup_size;
+  /** Most fiber stacks a worker keeps (FIBERPAR_MAX_STACKS), at least 3;
+   *  0 = enough for the largest group, within the process's mapping budget
+   *  where stack guards cost mappings (kernels before Linux 6.13).  A
+   *  group with more fibers runs them on one shared stack, copying their
+   *  frames at each switch: slower, never wrong. */
+  size_t max_stacks;
 } fpar_runtime_opts;
 
 /** A runtime: the worker threads and their memory. */

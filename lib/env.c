@@ -113,3 +113,10 @@ int fpar__env_fpenv(const char *name, fpar_fpenv *out) {
   *out = (fpar_fpenv)v;
   return err;
 }
+
+int fpar__env_stack_guard(const char *name, int *prot) {
+  static const char *const words[] = {"auto", "mprotect"};
+  static const int values[] = {0, 1};
+
+  return fpar__env_keyword(name, words, values, 2, prot);
+}

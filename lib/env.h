@@ -14,5 +14,7 @@ int fpar__env_unsigned(const char *name, unsigned min, unsigned max,
                        unsigned *out);
 int fpar__env_pin(const char *name, fpar_pin *out);
 int fpar__env_fpenv(const char *name, fpar_fpenv *out);
+/* auto (0): guards as the kernel allows; mprotect (1): PROT_NONE guards. */
+int fpar__env_stack_guard(const char *name, int *prot);
 
 #endif

@@ -21,6 +21,9 @@
 #define FPAR__GROUP_MAX ((size_t)1 << 20)
 #define FPAR__SPIN_MAX 1000000u
 #define FPAR__SUBGROUP_MAX 1024u
+#define FPAR__STACKS_MIN ((size_t)3) /* the runner, a shared stack, a copier   \
+                                      */
+#define FPAR__STACKS_MAX ((size_t)1 << 20)
 
 void fpar_runtime_opts_init(fpar_runtime_opts *opts) {
   memset(opts, 0, sizeof *opts);
@@ -41,6 +44,8 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
   cfg->fpenv = opts->fpenv;
   cfg->subgroup_size =
       opts->subgroup_size ? opts->subgroup_size : fpar__simd_f32_lanes();
+  cfg->max_stacks = opts->max_stacks;
+  cfg->stack_guard_prot = 0;
 
   if (cfg->num_threads > FPAR__MAX_THREADS ||
       (unsigned)cfg->pin > FPAR_PIN_NONE ||
@@ -49,14 +54,17 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
       cfg->local_mem_size < FPAR__LOCAL_MIN ||
       cfg->local_mem_size > FPAR__LOCAL_MAX ||
       cfg->max_group_size > FPAR__GROUP_MAX || cfg->spin_us > FPAR__SPIN_MAX ||
-      cfg->subgroup_size > FPAR__SUBGROUP_MAX)
+      cfg->subgroup_size > FPAR__SUBGROUP_MAX ||
+      (cfg->max_stacks != 0 && (cfg->max_stacks < FPAR__STACKS_MIN ||
+                                cfg->max_stacks > FPAR__STACKS_MAX)))
     return fpar__set_error(
         FPAR_EINVAL,
         "runtime options out of range: num_threads <= %u, pin 0-3, fpenv 0-2, "
         "stack_size %zu-%zu, local_mem_size %zu-%zu, max_group_size <= %zu, "
-        "spin_us <= %u, subgroup_size <= %u",
+        "spin_us <= %u, subgroup_size <= %u, max_stacks 0 or %zu-%zu",
         FPAR__MAX_THREADS, FPAR__STACK_MIN, FPAR__STACK_MAX, FPAR__LOCAL_MIN,
-        FPAR__LOCAL_MAX, FPAR__GROUP_MAX, FPAR__SPIN_MAX, FPAR__SUBGROUP_MAX);
+        FPAR__LOCAL_MAX, FPAR__GROUP_MAX, FPAR__SPIN_MAX, FPAR__SUBGROUP_MAX,
+        FPAR__STACKS_MIN, FPAR__STACKS_MAX);
 
   if ((err = fpar__env_unsigned("FIBERPAR_NUM_THREADS", 1, FPAR__MAX_THREADS,
                                 &cfg->num_threads)) ||
@@ -67,7 +75,11 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
                             FPAR__LOCAL_MAX, &cfg->local_mem_size)) ||
       (err = fpar__env_unsigned("FIBERPAR_SPIN_US", 0, FPAR__SPIN_MAX,
                                 &cfg->spin_us)) ||
-      (err = fpar__env_fpenv("FIBERPAR_FPENV", &cfg->fpenv)))
+      (err = fpar__env_fpenv("FIBERPAR_FPENV", &cfg->fpenv)) ||
+      (err = fpar__env_size("FIBERPAR_MAX_STACKS", FPAR__STACKS_MIN,
+                            FPAR__STACKS_MAX, &cfg->max_stacks)) ||
+      (err = fpar__env_stack_guard("FIBERPAR_STACK_GUARD",
+                                   &cfg->stack_guard_prot)))
     return err;
   if (cfg->pin == FPAR_PIN_DEFAULT)
     cfg->pin = FPAR_PIN_CORE;

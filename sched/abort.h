@@ -13,10 +13,16 @@
 _Noreturn void fpar__worker_to_sched(fpar__worker *w);
 
 /* End the group with a fault: record it and switch to the scheduler.
- * detail is a printf format for the fault's description. */
-_Noreturn void fpar__group_abort(fpar__worker *w, int code, size_t item,
-                                 const char *detail, ...)
-    __attribute__((format(printf, 4, 5)));
+ * detail is a printf format for the fault's description, which names the
+ * work-items involved. */
+_Noreturn void fpar__group_abort(fpar__worker *w, int code, const char *detail,
+                                 ...) __attribute__((format(printf, 3, 4)));
+
+/* End the group because the running fiber overflowed its stack (addr: the
+ * faulting address, or NULL when the overflow was seen at a switch).  It
+ * calls nothing that needs stack, since the stack may be used up; the
+ * scheduler composes the message, naming the running work-items. */
+_Noreturn void fpar__stack_overflow(fpar__worker *w, const void *addr);
 
 /* Write "work-item a <one>" or "work-items a-b <many>" into buf, e.g.
  * fpar__describe_items(buf, len, 0, 4, "waits", "wait"). */

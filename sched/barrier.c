@@ -39,7 +39,7 @@ static void fpar__barrier_in_loop(fpar__worker *w, size_t i, const char *site) {
     return;
   if (i != 0) {
     fpar__describe_items(items, sizeof items, 0, i - 1, "returned", "returned");
-    fpar__group_abort(w, FPAR_EDIVERGENCE, i,
+    fpar__group_abort(w, FPAR_EDIVERGENCE,
                       "work-item %zu reached the barrier at %s after %s "
                       "from the kernel without reaching it",
                       i, fpar__site_name(site), items);
@@ -54,13 +54,13 @@ static _Noreturn void fpar__barrier_mismatch(fpar__worker *w, size_t i,
 
   if (g->site == FPAR__SITE_EXIT) {
     fpar__describe_items(items, sizeof items, 0, i - 1, "returned", "returned");
-    fpar__group_abort(w, FPAR_EDIVERGENCE, i,
+    fpar__group_abort(w, FPAR_EDIVERGENCE,
                       "work-item %zu waits at the barrier at %s but %s from "
                       "the kernel without reaching it",
                       i, fpar__site_name(site), items);
   }
   fpar__describe_items(items, sizeof items, 0, i - 1, "waits", "wait");
-  fpar__group_abort(w, FPAR_EBARRIER, i,
+  fpar__group_abort(w, FPAR_EBARRIER,
                     "work-item %zu waits at the barrier at %s while %s at "
                     "the barrier at %s",
                     i, fpar__site_name(site), items, fpar__site_name(g->site));
@@ -73,7 +73,7 @@ fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
   fpar__group_run *g = &w->run;
 
   if (w->launch == NULL || w->launch->model != FPAR__ND_RANGE)
-    fpar__group_abort(w, FPAR_ENOTKERNEL, 0,
+    fpar__group_abort(w, FPAR_ENOTKERNEL,
                       "fpar_barrier at %s called in a scoped or hierarchical "
                       "group function; use fpar_group_barrier",
                       fpar__site_name(site));

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include "sched/abort.h"
+#include "sched/context.h"
 #include "sched/fault.h"
+#include "sched/group.h"
 #include "sched/sync.h"
 
 /* The action that was installed before ours: faults that are not fiber
@@ -52,25 +54,35 @@ static void fpar__fault_chain(int sig, siginfo_t *info, void *uctx) {
     raise(sig);
 }
 
+/* The slot the code running on w stands on: the runner's, outside fibers
+ * (barrier-free loops, group functions). */
+static size_t fpar__running_slot(const fpar__worker *w) {
+  return w->run.fibers ? fpar__fiber_slot(&w->run, w->run.cur) : 0;
+}
+
+/* Whether a fault the kernel raised on w's thread is the running fiber's
+ * stack overflow: the faulting address in its slot's guard, or its stack
+ * pointer below its stack (a frame bigger than the guard jumped it). */
+static int fpar__fault_is_overflow(const fpar__worker *w, const void *addr,
+                                   const void *uctx) {
+  size_t running = fpar__running_slot(w), slot;
+  const char *sp = fpar__ctx_signal_sp(uctx);
+  int in_guard;
+
+  if (fpar__stack_pool_find(&w->stacks, addr, &slot, &in_guard) && in_guard &&
+      slot == running)
+    return 1;
+  return sp != NULL && sp < fpar__stack_lo(&w->stacks, running);
+}
+
 static void fpar__fault_handler(int sig, siginfo_t *info, void *uctx) {
   fpar__worker *w = fpar__self;
-  size_t index;
 
-  /* Only a fault raised by the kernel for an access to a guard page of the
-   * running worker's stacks is ours. */
-  if (info->si_code > 0 && w != NULL && w->launch != NULL &&
-      fpar__stack_pool_guard_hit(&w->stacks, info->si_addr, &index)) {
-    w->fault.code = FPAR_ESTACKOVERFLOW;
-    /* Stack i serves work-item i, except that a barrier-free group runs
-     * all its work-items on the runner's stack 0. */
-    w->fault.item = index == 0 && !w->run.fibers && w->run.loop_item != NULL
-                        ? fpar_local_linear_id(w->run.loop_item)
-                        : index;
-    w->fault.from_signal = 1;
-    w->fault.addr = info->si_addr;
-    w->fault.detail[0] = '\0';
-    fpar__worker_to_sched(w);
-  }
+  /* Only a fault raised by the kernel (not sent) while kernels run on a
+   * worker can be theirs. */
+  if (info->si_code > 0 && w != NULL && w->in_kernels &&
+      fpar__fault_is_overflow(w, info->si_addr, uctx))
+    fpar__stack_overflow(w, info->si_addr);
   fpar__fault_chain(sig, info, uctx);
 }
 

@@ -8,14 +8,14 @@
 
 /* Room for the next object description; the table only grows, it is
  * reused by every group the worker runs. */
-static fpar__local_obj *fpar__local_obj_slot(fpar__worker *w, size_t item) {
+static fpar__local_obj *fpar__local_obj_slot(fpar__worker *w) {
   fpar__group_run *g = &w->run;
 
   if (g->num_objects == g->cap_objects) {
     unsigned cap = g->cap_objects ? 2 * g->cap_objects : 8;
     fpar__local_obj *n = realloc(g->objects, cap * sizeof *n);
     if (n == NULL)
-      fpar__group_abort(w, FPAR_ENOMEM, item,
+      fpar__group_abort(w, FPAR_ENOMEM,
                         "no memory to track %u group-local objects", cap);
     g->objects = n;
     g->cap_objects = cap;
@@ -51,14 +51,14 @@ static void *fpar__group_local(fpar_item *it, size_t size, size_t align,
   if (align == 0)
     align = 16;
   if ((align & (align - 1)) != 0 || align > FPAR_MAX_LOCAL_ALIGN)
-    fpar__group_abort(w, FPAR_EGROUPLOCAL, i,
+    fpar__group_abort(w, FPAR_EGROUPLOCAL,
                       "work-item %zu asked for group-local object %u with "
                       "alignment %zu, which is not a power of two up to %d",
                       i, k, align, FPAR_MAX_LOCAL_ALIGN);
   if (k < g->num_objects) {
     o = &g->objects[k];
     if (o->size != size || o->align != align)
-      fpar__group_abort(w, FPAR_EGROUPLOCAL, i,
+      fpar__group_abort(w, FPAR_EGROUPLOCAL,
                         "work-item %zu asked for group-local object %u with "
                         "%zu bytes (alignment %zu) but work-item %zu created "
                         "it with %zu bytes (alignment %zu)",
@@ -66,11 +66,11 @@ static void *fpar__group_local(fpar_item *it, size_t size, size_t align,
     return o->ptr;
   }
   /* The first work-item to make its k-th request creates object k. */
-  o = fpar__local_obj_slot(w, i);
+  o = fpar__local_obj_slot(w);
   o->ptr = fpar__arena_alloc(&w->arena, size, align);
   if (o->ptr == NULL) {
     g->num_objects--;
-    fpar__group_abort(w, FPAR_ELOCALMEM, i,
+    fpar__group_abort(w, FPAR_ELOCALMEM,
                       "group-local object %u of %zu bytes does not fit in "
                       "the %zu bytes left of the %zu-byte local-memory "
                       "arena; raise FIBERPAR_LOCAL_MEM_SIZE",
@@ -104,7 +104,7 @@ void *fpar_local_buffer(fpar_item *it, unsigned k) {
   g = &w->run;
 
   if (k >= w->launch->num_local_buffers)
-    fpar__group_abort(w, FPAR_ELOCALBUF, fpar_local_linear_id(it),
+    fpar__group_abort(w, FPAR_ELOCALBUF,
                       "work-item %zu asked for local buffer %u but the "
                       "launch has %u",
                       fpar_local_linear_id(it), k,

@@ -19,6 +19,8 @@ typedef struct fpar__sched_config {
   unsigned spin_us;
   fpar_fpenv fpenv;       /* resolved: never FPAR_FPENV_DEFAULT */
   unsigned subgroup_size; /* resolved: never 0 */
+  size_t max_stacks;      /* fiber stacks per worker; 0: from the budget */
+  int stack_guard_prot;   /* PROT_NONE guards even where marks exist */
 } fpar__sched_config;
 
 /* Start the workers and wait until each has its memory.  Returns 0,

@@ -40,7 +40,7 @@ static fpar__worker *fpar__scoped_worker(const char *op) {
     return NULL;
   }
   if (w->innermost == NULL)
-    fpar__group_abort(w, FPAR_ESCOPE, 0,
+    fpar__group_abort(w, FPAR_ESCOPE,
                       "%s called outside a scoped or hierarchical group "
                       "function",
                       op);
@@ -55,14 +55,14 @@ static fpar__worker *fpar__check_group_op(const fpar_group *g, const char *op) {
   if (w == NULL)
     return NULL;
   if (w->inside != NULL)
-    fpar__group_abort(w, FPAR_ESCOPE, 0,
+    fpar__group_abort(w, FPAR_ESCOPE,
                       "%s called inside %s (scoped rule 2: group "
                       "operations, distribute_*, single_item and memory "
                       "requests must not be made from within "
                       "distribute_items)",
                       op, w->inside);
   if (g != w->innermost)
-    fpar__group_abort(w, FPAR_ESCOPE, 0,
+    fpar__group_abort(w, FPAR_ESCOPE,
                       "%s called on a %s that is not the innermost group "
                       "(scoped rule 1: operate on the group closest in the "
                       "nesting)",
@@ -251,7 +251,7 @@ static void *fpar__env_alloc(fpar__worker *w, size_t size, size_t align,
   void *p = fpar__arena_alloc(&w->arena, size, align);
 
   if (p == NULL)
-    fpar__group_abort(w, FPAR_ELOCALMEM, 0,
+    fpar__group_abort(w, FPAR_ELOCALMEM,
                       "%s %u needs %zu bytes but %zu of the %zu-byte "
                       "local-memory arena are left; raise "
                       "FIBERPAR_LOCAL_MEM_SIZE",
@@ -282,7 +282,7 @@ fpar__private_alloc(fpar__worker *w, const fpar_group *g, const size_t range[3],
   overflow = __builtin_add_overflow(r->size, align - 1, &stride);
   stride &= ~(align - 1);
   if (overflow || (stride != 0 && slots > SIZE_MAX / stride))
-    fpar__group_abort(w, FPAR_ELOCALMEM, 0,
+    fpar__group_abort(w, FPAR_ELOCALMEM,
                       "private memory %u: %zu items x %zu bytes overflow", k,
                       slots, r->size);
   pm->base = fpar__env_alloc(w, slots * stride, align, "private memory", k);
@@ -303,7 +303,7 @@ static void fpar__check_request(fpar__worker *w, const fpar_mem_request *r,
   if ((align & (align - 1)) != 0 || align > FPAR_MAX_LOCAL_ALIGN ||
       (r->kind != FPAR_MEM_LOCAL && r->kind != FPAR_MEM_PRIVATE) ||
       (r->init != NULL && (r->init_size == 0 || r->size % r->init_size != 0)))
-    fpar__group_abort(w, FPAR_EINVAL, 0,
+    fpar__group_abort(w, FPAR_EINVAL,
                       "memory request %u is malformed: kind %d, %zu bytes, "
                       "alignment %zu (a power of two up to %d), initial "
                       "value of %zu bytes (it must divide the size)",
@@ -351,7 +351,7 @@ void *fpar_private_at(const fpar_private_memory *pm, const fpar_s_item *si) {
     id[d] = pm->physical ? si->physical_id[d]
                          : si->group_local_id[d] - pm->group->offset[d];
     if (id[d] >= pm->range[d])
-      fpar__group_abort(w, FPAR_ESCOPE, 0,
+      fpar__group_abort(w, FPAR_ESCOPE,
                         "fpar_private_at: item (%zu,%zu,%zu) of the work "
                         "group is outside the group its private memory "
                         "belongs to",
@@ -376,7 +376,7 @@ int fpar_parallel_for_work_item_range(fpar_group *g, fpar_range logical,
   if (w == NULL)
     return FPAR_ENOTKERNEL;
   if (logical.dims != g->dims)
-    fpar__group_abort(w, FPAR_EDIM, 0,
+    fpar__group_abort(w, FPAR_EDIM,
                       "%s: logical range of %u dimensions in a %u-dimensional "
                       "group",
                       op, logical.dims, g->dims);

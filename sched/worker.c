@@ -20,6 +20,7 @@
 #include "sched/fault.h"
 #include "sched/fork.h"
 #include "sched/group.h"
+#include "sched/guard.h"
 #include "sched/sanitizer.h"
 #include "sched/sched.h"
 #include "sched/sync.h"
@@ -52,6 +53,11 @@ struct fpar__sched {
    * one reference for the runtime, one per event handle. */
   atomic_int refs;
   unsigned fork_generation; /* fpar__fork_generation() at creation */
+
+  /* Fiber stacks: the slots each worker may hold, and whether guards are
+   * page-table marks (see stack.h and guard.h). */
+  size_t stack_limit;
+  int stack_marks;
 };
 
 typedef struct fpar__worker_start {
@@ -262,15 +268,24 @@ static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
 static void fpar__worker_report_fault(fpar__worker *w) {
   const fpar__group_run *g = &w->run;
   fpar__launch *l = w->launch;
-  char msg[768];
+  char msg[768], items[96];
 
-  if (w->fault.from_signal) {
+  if (w->fault.overflow) {
     fpar__fault_after_signal();
-    snprintf(w->fault.detail, sizeof w->fault.detail,
-             "work-item %zu overflowed its %zu-byte fiber stack (fault at "
-             "%p); raise FIBERPAR_STACK_SIZE or fpar_runtime_opts."
-             "stack_size",
-             w->fault.item, w->stacks.stack_size, w->fault.addr);
+    fpar__describe_running(w, items, sizeof items);
+    if (w->fault.addr != NULL)
+      snprintf(w->fault.detail, sizeof w->fault.detail,
+               "%s overflowed the %zu-byte fiber stack (fault at %p); raise "
+               "FIBERPAR_STACK_SIZE or fpar_runtime_opts.stack_size",
+               items, w->stacks.stack_size, w->fault.addr);
+    else
+      snprintf(w->fault.detail, sizeof w->fault.detail,
+               "%s overflowed the %zu-byte fiber stack: at a barrier its "
+               "frames reached below the stack, past the %zu-byte guard; "
+               "raise FIBERPAR_STACK_SIZE or fpar_runtime_opts.stack_size, "
+               "and compile kernels with -fstack-clash-protection so that "
+               "such frames fault at once",
+               items, w->stacks.stack_size, (size_t)FPAR__STACK_GUARD);
   }
   snprintf(msg, sizeof msg, "kernel '%s', work-group (%zu,%zu,%zu): %s",
            l->name, g->group_id[0], g->group_id[1], g->group_id[2],
@@ -293,7 +308,7 @@ static void fpar__worker_enter(fpar__worker *w, fpar__launch *l) {
 
 static void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
   char *lo = fpar__stack_lo(&w->stacks, 0);
-  size_t size = w->stacks.stack_size;
+  size_t size = w->stacks.span;
 
   fpar__worker_enter(w, l);
   for (;;) {
@@ -303,7 +318,9 @@ static void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
     w->runner_ctx = fpar__ctx_make(lo, fpar__stack_hi(&w->stacks, 0),
                                    fpar__runner_main, w, fpar__ctx_fpu_state());
     fpar__san_switch_out(&fake, lo, size);
+    w->in_kernels = 1;
     fpar__ctx_switch(&w->sched_ctx, w->runner_ctx);
+    w->in_kernels = 0;
     fpar__san_switch_in(fake, NULL, NULL);
     if (w->fault.code == 0)
       break;
@@ -337,14 +354,12 @@ static int fpar__worker_init(fpar__worker *w, fpar__sched *s, unsigned i) {
   w->index = i;
   w->sched = s;
   w->run.shared_fpenv = s->cfg.fpenv == FPAR_FPENV_SHARED;
-  fpar__stack_pool_init(&w->stacks, s->topo, i, s->cfg.stack_size);
+  fpar__stack_pool_init(&w->stacks, s->topo, i, s->cfg.stack_size,
+                        s->stack_limit, s->stack_marks);
   if ((err = fpar__arena_init(&w->arena, s->topo, i, s->cfg.local_mem_size)))
     return err;
   if ((err = fpar__stack_pool_reserve(&w->stacks, 1)))
     return err;
-  w->run.ctx = calloc(s->cfg.max_group_size + 2, sizeof *w->run.ctx);
-  if (w->run.ctx == NULL)
-    return FPAR_ENOMEM;
   if ((err = fpar__ctx_self_init(&w->sched_ctx)) ||
       (err = fpar__ctx_self_init(&w->dead_ctx)))
     return err;
@@ -357,6 +372,7 @@ static void fpar__worker_destroy(fpar__worker *w) {
   fpar__ctx_self_destroy(&w->dead_ctx);
   free(w->run.ctx);
   free(w->run.objects);
+  fpar__copystack_destroy(&w->copy);
   fpar__stack_pool_destroy(&w->stacks);
   fpar__arena_destroy(&w->arena);
   free(w);
@@ -493,6 +509,12 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
     return fpar__set_error(err, "hwloc could not discover this machine");
   }
   s->num_workers = fpar__topo_num_workers(s->topo);
+  s->stack_marks = !cfg->stack_guard_prot && fpar__guard_marks_available();
+  s->stack_limit =
+      cfg->max_stacks != 0
+          ? cfg->max_stacks
+          : fpar__stack_budget(s->num_workers, cfg->max_group_size + 1,
+                               s->stack_marks);
   s->workers = calloc(s->num_workers, sizeof *s->workers);
   s->threads = calloc(s->num_workers, sizeof *s->threads);
   if (s->workers == NULL || s->threads == NULL ||
