@@ -26,8 +26,6 @@ static void fpar__copier_save(fpar__worker *w, size_t f) {
     s->bytes = bytes;
     s->cap = len;
   }
-  /* Frames keep AddressSanitizer's poison on their red zones. */
-  fpar__san_clean_stack(lo, len);
   memcpy(s->bytes, lo, len);
   s->len = len;
 }
@@ -54,6 +52,9 @@ static void fpar__copier_main(void *arg) {
     size_t to = g->cur;
     void *fake;
     if (c->owner != to) {
+      /* The frames on the slot keep AddressSanitizer's poison on their red
+       * zones, which fits neither the copies nor the frames put back. */
+      fpar__san_clean_stack(lo, w->stacks.span);
       if (c->owner != FPAR__COPY_NO_OWNER)
         fpar__copier_save(w, c->owner);
       if (g->ctx[to] == NULL)

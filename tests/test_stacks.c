@@ -326,8 +326,8 @@ START_TEST(test_groups_beyond_mapping_limit) {
   before = count_mappings();
   beyond_mapping_limit(base);
   after = count_mappings();
-  ck_assert_msg(after <= before + 2, "%zu mappings before, %zu after", before,
-                after);
+  ck_assert_msg(after <= before + 2 || FPAR_TEST_SANITIZED,
+                "%zu mappings before, %zu after", before, after);
 }
 END_TEST
 
@@ -355,8 +355,8 @@ START_TEST(test_512_workers) {
   rss1 = rss_kib();
   printf("512 idle workers: %zu KiB resident, %zu KiB per worker\n",
          rss1 - rss0, (rss1 - rss0) / 512);
-  ck_assert_msg((rss1 - rss0) / 512 <= 256, "idle workers take %zu KiB each",
-                (rss1 - rss0) / 512);
+  ck_assert_msg((rss1 - rss0) / 512 <= 64 || FPAR_TEST_SANITIZED,
+                "idle workers take %zu KiB each", (rss1 - rss0) / 512);
   check_stack_reduce(&e, 1024, 256);
   stack_env_destroy(&e);
 }
