@@ -16,6 +16,7 @@ void fpar__stack_overflow(fpar__worker *w, const void *addr) {
 
 void fpar__worker_to_sched(fpar__worker *w) {
   fpar__san_switch_out(NULL, w->thread_stack_lo, w->thread_stack_size);
+  fpar__tsan_fiber_switch(w->tsan_sched);
   fpar__ctx_switch(&w->dead_ctx, w->sched_ctx);
   __builtin_unreachable();
 }

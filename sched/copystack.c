@@ -64,6 +64,7 @@ static void fpar__copier_main(void *arg) {
       c->owner = to;
     }
     fpar__san_switch_out(&fake, lo, w->stacks.span);
+    fpar__tsan_fiber_switch(fpar__worker_tsan_fiber(w, to));
     if (g->shared_fpenv)
       fpar__ctx_switch_shared_fpenv(&c->copier_ctx, g->ctx[to]);
     else

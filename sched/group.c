@@ -144,23 +144,6 @@ void fpar__overflow_at_switch(fpar__worker *w) {
   fpar__stack_overflow(w, NULL);
 }
 
-/* Room for the contexts of the group's fibers, and two spare entries. */
-static void fpar__group_reserve_contexts(fpar__worker *w) {
-  fpar__group_run *g = &w->run;
-  size_t n = g->size + 2;
-  void **ctx;
-
-  if (n <= w->cap_ctx)
-    return;
-  ctx = realloc(g->ctx, n * sizeof *ctx);
-  if (ctx == NULL)
-    fpar__group_abort(w, FPAR_ENOMEM, "no memory for %zu fiber contexts",
-                      g->size);
-  memset(ctx + w->cap_ctx, 0, (n - w->cap_ctx) * sizeof *ctx);
-  g->ctx = ctx;
-  w->cap_ctx = n;
-}
-
 /* Each fiber gets a slot of its own when the worker may hold that many;
  * otherwise fibers 1.. share one (copy mode). */
 void fpar__group_promote(fpar__worker *w) {
@@ -169,7 +152,11 @@ void fpar__group_promote(fpar__worker *w) {
   uint64_t fpu = fpar__ctx_fpu_state();
   size_t i;
 
-  fpar__group_reserve_contexts(w);
+  if (fpar__worker_reserve_fibers(w, g->size) != 0)
+    fpar__group_abort(w, FPAR_ENOMEM,
+                      "no memory for the contexts of %zu "
+                      "fibers",
+                      g->size);
   g->ctx[0] = w->runner_ctx;
   g->copy_stack = fpar__stack_pool_reserve(&w->stacks, g->size) != 0;
   if (g->copy_stack) {

@@ -38,9 +38,12 @@ static inline void fpar__group_pass_on(fpar__worker *w, void **save) {
                            fpar__stack_lo(&w->stacks, fpar__fiber_slot(g, cur)),
                        0))
     fpar__overflow_at_switch(w);
+  void *tsan = fpar__worker_tsan_fiber(w, next);
+
   if (__builtin_expect(g->copy_stack, 0) && next != 0) {
     load = w->copy.copier_ctx;
     slot = FPAR__COPY_COPIER_SLOT;
+    tsan = w->tsan_copier;
   }
   g->cur = next;
   frame = g->ctx[cur + 2];
@@ -48,6 +51,7 @@ static inline void fpar__group_pass_on(fpar__worker *w, void **save) {
   __builtin_prefetch(frame + 64);
   fpar__san_switch_out(save == &w->dead_ctx ? NULL : &fake,
                        fpar__stack_lo(&w->stacks, slot), w->stacks.span);
+  fpar__tsan_fiber_switch(tsan);
   if (g->shared_fpenv)
     fpar__ctx_switch_shared_fpenv(save, load);
   else

@@ -1,10 +1,18 @@
-/* sanitizer.h - telling AddressSanitizer about fiber switches.
+/* sanitizer.h - telling AddressSanitizer and ThreadSanitizer about fiber
+ * switches.
  *
  * ASan tracks one stack per thread; a fiber switch must announce the stack
  * it goes to (start) and confirm arrival on it (finish), or ASan misreads
  * frames on fiber stacks and corrupts its fake-stack bookkeeping.  Stacks
  * of abandoned fibers keep their frames' poison and are cleaned before
- * reuse.  Everything here compiles to nothing in builds without ASan.
+ * reuse.
+ *
+ * TSan keeps a shadow call stack and a clock per thread; every context a
+ * thread switches to needs a TSan fiber of its own, switched to just
+ * before the switch.  Switches synchronise (the fibers of a group meet at
+ * barriers on one thread).
+ *
+ * Everything here compiles to nothing in builds without the sanitizer.
  */
 #ifndef FPAR_SCHED_SANITIZER_H
 #define FPAR_SCHED_SANITIZER_H
@@ -19,9 +27,20 @@
 #endif
 #endif
 
+#if defined(__SANITIZE_THREAD__)
+#define FPAR__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FPAR__TSAN 1
+#endif
+#endif
+
 #ifdef FPAR__ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
+#endif
+#ifdef FPAR__TSAN
+#include <sanitizer/tsan_interface.h>
 #endif
 
 /* About to switch to the stack [lo, lo + size).  fake receives the current
@@ -53,6 +72,51 @@ static inline void fpar__san_clean_stack(void *lo, size_t size) {
   ASAN_UNPOISON_MEMORY_REGION(lo, size);
 #else
   (void)lo, (void)size;
+#endif
+}
+
+/* Whether contexts need TSan fibers (fpar__tsan_fiber_*). */
+static inline int fpar__tsan_enabled(void) {
+#ifdef FPAR__TSAN
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+/* The TSan fiber of the calling thread's own context. */
+static inline void *fpar__tsan_fiber_current(void) {
+#ifdef FPAR__TSAN
+  return __tsan_get_current_fiber();
+#else
+  return NULL;
+#endif
+}
+
+/* A TSan fiber for a context made on a stack of ours. */
+static inline void *fpar__tsan_fiber_create(void) {
+#ifdef FPAR__TSAN
+  return __tsan_create_fiber(0);
+#else
+  return NULL;
+#endif
+}
+
+static inline void fpar__tsan_fiber_destroy(void *fiber) {
+#ifdef FPAR__TSAN
+  if (fiber != NULL)
+    __tsan_destroy_fiber(fiber);
+#else
+  (void)fiber;
+#endif
+}
+
+/* About to switch to the context whose TSan fiber is fiber. */
+static inline void fpar__tsan_fiber_switch(void *fiber) {
+#ifdef FPAR__TSAN
+  __tsan_switch_to_fiber(fiber, 0);
+#else
+  (void)fiber;
 #endif
 }
 

@@ -318,6 +318,7 @@ static void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
     w->runner_ctx = fpar__ctx_make(lo, fpar__stack_hi(&w->stacks, 0),
                                    fpar__runner_main, w, fpar__ctx_fpu_state());
     fpar__san_switch_out(&fake, lo, size);
+    fpar__tsan_fiber_switch(fpar__worker_tsan_fiber(w, 0));
     w->in_kernels = 1;
     fpar__ctx_switch(&w->sched_ctx, w->runner_ctx);
     w->in_kernels = 0;
@@ -347,6 +348,29 @@ static void fpar__worker_leave(fpar__worker *w, fpar__launch *l) {
   fpar__launch_unref(l);
 }
 
+int fpar__worker_reserve_fibers(fpar__worker *w, size_t n) {
+  size_t want = n + 2, f;
+  void **ctx;
+
+  if (want <= w->cap_ctx)
+    return 0;
+  ctx = realloc(w->run.ctx, want * sizeof *ctx);
+  if (ctx == NULL)
+    return FPAR_ENOMEM;
+  memset(ctx + w->cap_ctx, 0, (want - w->cap_ctx) * sizeof *ctx);
+  w->run.ctx = ctx;
+  if (fpar__tsan_enabled()) {
+    void **fibers = realloc(w->tsan_fibers, want * sizeof *fibers);
+    if (fibers == NULL)
+      return FPAR_ENOMEM;
+    for (f = w->cap_ctx; f < want; f++)
+      fibers[f] = fpar__tsan_fiber_create();
+    w->tsan_fibers = fibers;
+  }
+  w->cap_ctx = want;
+  return 0;
+}
+
 static int fpar__worker_init(fpar__worker *w, fpar__sched *s, unsigned i) {
   int err;
 
@@ -358,8 +382,11 @@ static int fpar__worker_init(fpar__worker *w, fpar__sched *s, unsigned i) {
                         s->stack_limit, s->stack_marks);
   if ((err = fpar__arena_init(&w->arena, s->topo, i, s->cfg.local_mem_size)))
     return err;
-  if ((err = fpar__stack_pool_reserve(&w->stacks, 1)))
+  if ((err = fpar__stack_pool_reserve(&w->stacks, 1)) ||
+      (err = fpar__worker_reserve_fibers(w, 1)))
     return err;
+  w->tsan_sched = fpar__tsan_fiber_current();
+  w->tsan_copier = fpar__tsan_fiber_create();
   if ((err = fpar__ctx_self_init(&w->sched_ctx)) ||
       (err = fpar__ctx_self_init(&w->dead_ctx)))
     return err;
@@ -370,6 +397,13 @@ static void fpar__worker_destroy(fpar__worker *w) {
   fpar__fault_thread_destroy(w);
   fpar__ctx_self_destroy(&w->sched_ctx);
   fpar__ctx_self_destroy(&w->dead_ctx);
+  if (fpar__tsan_enabled()) {
+    size_t f;
+    for (f = 0; f < w->cap_ctx; f++)
+      fpar__tsan_fiber_destroy(w->tsan_fibers[f]);
+    fpar__tsan_fiber_destroy(w->tsan_copier);
+    free(w->tsan_fibers);
+  }
   free(w->run.ctx);
   free(w->run.objects);
   fpar__copystack_destroy(&w->copy);

@@ -10,6 +10,7 @@
 #include "sched/arena.h"
 #include "sched/copystack.h"
 #include "sched/launch.h"
+#include "sched/sanitizer.h"
 #include "sched/stack.h"
 
 struct fpar__sched;
@@ -75,6 +76,10 @@ typedef struct fpar__worker {
   void *altstack;
   size_t altstack_size;
   int in_kernels; /* the runner or a fiber runs, not the scheduler */
+  /* ThreadSanitizer builds: the TSan fibers of the scheduler, the copier,
+   * and fiber f (0: the runner) in tsan_fibers[f], cap_ctx of them. */
+  void *tsan_sched, *tsan_copier;
+  void **tsan_fibers;
   const void *thread_stack_lo; /* the scheduler's stack, for sanitizers */
   size_t thread_stack_size;
   /* Scoped and hierarchical groups: the innermost group, and the name of
@@ -83,6 +88,11 @@ typedef struct fpar__worker {
   const char *inside;
 } fpar__worker;
 
+/* The TSan fiber of fiber f (NULL in builds without ThreadSanitizer). */
+static inline void *fpar__worker_tsan_fiber(const fpar__worker *w, size_t f) {
+  return fpar__tsan_enabled() ? w->tsan_fibers[f] : NULL;
+}
+
 /* fpar_barrier() finds the worker from the run state it is handed. */
 _Static_assert(offsetof(fpar__worker, run) == 0,
                "the group run state must open the worker");
@@ -90,6 +100,10 @@ _Static_assert(offsetof(fpar__worker, run) == 0,
 /* The worker running on this thread, NULL on other threads. */
 extern __thread fpar__worker *fpar__self
     __attribute__((tls_model("initial-exec")));
+
+/* Make room for the contexts of n fibers (and two spare entries).
+ * Returns 0 or FPAR_ENOMEM. */
+int fpar__worker_reserve_fibers(fpar__worker *w, size_t n);
 
 /* Take the next group of the worker's launch: from its own chunk, else
  * from another worker's.  Returns 1 and the linear group id, or 0. */

@@ -20,6 +20,11 @@
 #else
 #define FPAR_TEST_SANITIZED 0
 #endif
+#if defined(__SANITIZE_THREAD__)
+#define FPAR_TEST_TSAN 1
+#else
+#define FPAR_TEST_TSAN 0
+#endif
 
 /* ck_assert that a libfiberpar call returned 0, printing the code's name
  * and the detail message otherwise. */
