@@ -6,6 +6,7 @@
 #include "config.h"
 #include "fiberpar.h"
 #include "sched/guard.h"
+#include "sched/sanitizer.h"
 #include "sched/stack.h"
 #include "sched/topo.h"
 
@@ -143,8 +144,12 @@ void fpar__stack_pool_destroy(fpar__stack_pool *p) {
 
   for (i = 0; i < p->num_slabs; i++) {
     fpar__stack_slab *s = &p->slabs[i];
-    for (j = 0; j < s->count; j++)
+    /* Abandoned frames leave AddressSanitizer's poison behind, which would
+     * stay on whatever is mapped here next. */
+    for (j = 0; j < s->count; j++) {
       FPAR__STACK_DEREGISTER(s->valgrind_id[j]);
+      fpar__san_clean_stack(p->lo[s->first + j], p->span);
+    }
     free(s->valgrind_id);
     munmap(s->base, p->stride * s->count);
   }
