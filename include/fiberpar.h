@@ -159,7 +159,11 @@ typedef struct fpar_runtime_opts {
   fpar_pin pin;
   /** Usable bytes of each fiber stack (FIBERPAR_STACK_SIZE); default
    *  64 KiB, rounded up to whole pages (fpar_runtime_stack_size() reports
-   *  the rounded size); a guard page lies below. */
+   *  the rounded size).  A 1 MiB guard (address space, no memory) lies
+   *  below each stack; an overflow fails the launch with
+   *  FPAR_ESTACKOVERFLOW.  Compile kernels with -fstack-clash-protection
+   *  (pkg-config --cflags fiberpar gives it) so that frames bigger than
+   *  the guard are caught too. */
   size_t stack_size;
   /** Bytes of local memory per worker (FIBERPAR_LOCAL_MEM_SIZE); default
    *  1 MiB. */
