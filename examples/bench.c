@@ -143,8 +143,8 @@ static void bench_barrier(void) {
   }
   printf("# barrier: one worker, B = 1000 barriers per group, ~2M "
          "item-barriers per rep; own fpenv: each work-item keeps its FPU "
-         "control words (FIBERPAR_FPENV=item, the default), shared: "
-         "FIBERPAR_FPENV=shared\n");
+         "control words (FIBERPAR_FPENV=item), shared: "
+         "FIBERPAR_FPENV=shared, the default\n");
   for (unsigned k = 0; k < 3; k++) {
     size_t L = sizes[k], groups = 2000000 / (L * 1000);
     uint32_t *out = calloc(groups, 4), *priv = malloc(L * 4),

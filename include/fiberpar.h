@@ -92,14 +92,17 @@ extern "C" {
   XX(ENOTKERNEL, -21, "called outside a running kernel or group function")     \
   XX(EFORK, -22,                                                               \
      "the runtime belongs to the parent process: create a new one after "      \
-     "fork()")
+     "fork()")                                                                 \
+  XX(EFPENV, -23,                                                              \
+     "a kernel changed the floating-point control state its work-items "      \
+     "share")
 
 /** Error codes.  All are negative; 0 means success. */
 typedef enum fpar_errno {
 #define FPAR__ERRNO_ENUM(name, value, msg) FPAR_##name = value,
   FPAR_ERRNO_MAP(FPAR__ERRNO_ENUM)
 #undef FPAR__ERRNO_ENUM
-      FPAR_ERRNO_MAX = -23
+      FPAR_ERRNO_MAX = -24
 } fpar_errno;
 
 /**
@@ -139,15 +142,20 @@ typedef enum fpar_pin {
 
 /** Whose floating-point control state (rounding, flush-to-zero, exception
  *  masks: MXCSR and the x87 control word) a work-item sees after a barrier
- *  (FIBERPAR_FPENV=item|shared). */
+ *  (FIBERPAR_FPENV=item|shared).  OpenCL C and SYCL kernels cannot change
+ *  it, so by default work-items share it and the runtime checks it once
+ *  per rendezvous. */
 typedef enum fpar_fpenv {
-  FPAR_FPENV_DEFAULT = 0, /**< FIBERPAR_FPENV, else FPAR_FPENV_ITEM */
+  FPAR_FPENV_DEFAULT = 0, /**< FIBERPAR_FPENV, else FPAR_FPENV_SHARED */
   FPAR_FPENV_ITEM,        /**< its own: each fiber switch saves and restores
                                the control words (reading MXCSR costs about
-                               4 ns on Zen 3) */
-  FPAR_FPENV_SHARED       /**< the group's: work-items that change the
-                               control state change it for their group; for
-                               kernels that leave it alone (faster barrier) */
+                               4 ns on Zen 3), for kernels that set their
+                               own rounding or flush-to-zero */
+  FPAR_FPENV_SHARED       /**< the group's: switches leave the control words
+                               alone; a kernel that leaves them changed at a
+                               barrier or at its end fails the launch with
+                               FPAR_EFPENV (checked when the last work-item
+                               arrives) */
 } fpar_fpenv;
 
 /** Runtime options.  Zero fields mean "default".  Environment variables,

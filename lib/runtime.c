@@ -85,7 +85,7 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
     cfg->pin = FPAR_PIN_CORE;
   cfg->stack_size = (cfg->stack_size + page - 1) / page * page;
   if (cfg->fpenv == FPAR_FPENV_DEFAULT)
-    cfg->fpenv = FPAR_FPENV_ITEM;
+    cfg->fpenv = FPAR_FPENV_SHARED;
   return 0;
 }
 

@@ -23,6 +23,11 @@ typedef void (*fpar__ctx_entry)(void *arg);
  * starts with it (reading it is slow: take it once for many contexts). */
 uint64_t fpar__ctx_fpu_state(void);
 
+/* Whether two values of fpar__ctx_fpu_state() hold the same control
+ * settings (status flags aside; where contexts switch through the C
+ * library, the rounding direction only). */
+int fpar__ctx_fpu_same_control(uint64_t a, uint64_t b);
+
 /* Prepare a context on [stack_lo, stack_hi) that calls entry(arg) when
  * first switched to, with floating-point control state fpu (from
  * fpar__ctx_fpu_state).  Stack frames start at stack_hi (16-byte aligned by

@@ -20,6 +20,11 @@ uint64_t fpar__ctx_fpu_state(void) {
   return (uint64_t)mxcsr | ((uint64_t)fpucw << 32);
 }
 
+/* MXCSR bits 0-5 are the sticky exception flags. */
+int fpar__ctx_fpu_same_control(uint64_t a, uint64_t b) {
+  return ((a ^ b) & ~(uint64_t)0x3f) == 0;
+}
+
 void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,
                      void *arg, uint64_t fpu) {
   uintptr_t top = (uintptr_t)stack_hi & ~(uintptr_t)15;

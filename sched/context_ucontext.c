@@ -6,6 +6,7 @@
  * A made context keeps its ucontext_t at the top of its own stack; the
  * handle is a pointer to that record.
  */
+#include <fenv.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <ucontext.h>
@@ -30,9 +31,14 @@ static void fpar__uctx_start(unsigned hi, unsigned lo) {
   abort(); /* An entry function must switch away instead of returning. */
 }
 
-/* getcontext records the floating-point state itself. */
+/* getcontext records the floating-point state itself; the rounding
+ * direction stands for it where it is compared. */
 uint64_t fpar__ctx_fpu_state(void) {
-  return 0;
+  return (uint64_t)(unsigned)fegetround();
+}
+
+int fpar__ctx_fpu_same_control(uint64_t a, uint64_t b) {
+  return a == b;
 }
 
 void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,

@@ -149,7 +149,7 @@ void fpar__overflow_at_switch(fpar__worker *w) {
 void fpar__group_promote(fpar__worker *w) {
   fpar__group_run *g = &w->run;
   const fpar__launch *l = w->launch;
-  uint64_t fpu = fpar__ctx_fpu_state();
+  uint64_t fpu = g->fpu;
   size_t i;
 
   if (fpar__worker_reserve_fibers(w, g->size) != 0)
@@ -242,6 +242,22 @@ static void fpar__run_group(fpar__worker *w, size_t linear) {
   fpar__arena_release(&w->arena, g->arena_mark);
 }
 
+void fpar__fpenv_changed(fpar__worker *w, const char *site) {
+  uint64_t now = fpar__ctx_fpu_state(), then = w->run.fpu;
+
+  fpar__group_abort(w, FPAR_EFPENV,
+                    "the floating-point control state changed by %s%s (MXCSR "
+                    "%#x, x87 control word %#x; at the start %#x, %#x): its "
+                    "work-items share it (FIBERPAR_FPENV=shared, the "
+                    "default); kernels that set rounding or flush-to-zero "
+                    "need FIBERPAR_FPENV=item",
+                    site == FPAR__SITE_EXIT ? "the end of the group"
+                                            : "the barrier at ",
+                    site == FPAR__SITE_EXIT ? "" : fpar__site_name(site),
+                    (unsigned)(now & 0xffc0), (unsigned)(now >> 32),
+                    (unsigned)(then & 0xffc0), (unsigned)(then >> 32));
+}
+
 void fpar__runner_main(void *arg) {
   fpar__worker *w = arg;
   size_t group;
@@ -254,6 +270,11 @@ void fpar__runner_main(void *arg) {
       fpar__run_group(w, group);
     else
       fpar__run_group_function(w, group);
+    /* One check per group: a shared state changed by one group would be
+     * the next group's start. */
+    if (w->run.shared_fpenv &&
+        !fpar__ctx_fpu_same_control(fpar__ctx_fpu_state(), w->run.fpu))
+      fpar__fpenv_changed(w, FPAR__SITE_EXIT);
     w->groups_done++;
   }
   fpar__worker_to_sched(w);

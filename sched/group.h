@@ -19,6 +19,10 @@ static inline size_t fpar__fiber_slot(const fpar__group_run *g, size_t f) {
  * frame bigger than the guard jumped it without touching it). */
 _Noreturn void fpar__overflow_at_switch(fpar__worker *w);
 
+/* The group's shared floating-point control state differs from its start
+ * at the rendezvous of site (a barrier's, or FPAR__SITE_EXIT). */
+_Noreturn void fpar__fpenv_changed(fpar__worker *w, const char *site);
+
 /* The running fiber has arrived at the rendezvous: save its context in
  * *save and resume the next fiber in round-robin order (the last arrival
  * resumes fiber 0, which opens the next phase); in copy mode the copier
@@ -40,6 +44,10 @@ static inline void fpar__group_pass_on(fpar__worker *w, void **save) {
     fpar__overflow_at_switch(w);
   void *tsan = fpar__worker_tsan_fiber(w, next);
 
+  /* The last arrival checks the state the group's fibers share. */
+  if (next == 0 && g->shared_fpenv &&
+      !fpar__ctx_fpu_same_control(fpar__ctx_fpu_state(), g->fpu))
+    fpar__fpenv_changed(w, g->site);
   if (__builtin_expect(g->copy_stack, 0) && next != 0) {
     load = w->copy.copier_ctx;
     slot = FPAR__COPY_COPIER_SLOT;

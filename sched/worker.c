@@ -315,8 +315,9 @@ static void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
     void *fake;
     w->fault.code = 0;
     fpar__san_clean_stack(lo, size);
+    w->run.fpu = fpar__ctx_fpu_state();
     w->runner_ctx = fpar__ctx_make(lo, fpar__stack_hi(&w->stacks, 0),
-                                   fpar__runner_main, w, fpar__ctx_fpu_state());
+                                   fpar__runner_main, w, w->run.fpu);
     fpar__san_switch_out(&fake, lo, size);
     fpar__tsan_fiber_switch(fpar__worker_tsan_fiber(w, 0));
     w->in_kernels = 1;

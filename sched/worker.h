@@ -36,6 +36,7 @@ typedef struct fpar__group_run {
   int fibers;         /* 1 once promoted from a loop to fibers */
   int shared_fpenv;   /* fibers switch without the FPU control words */
   int copy_stack;     /* fibers 1.. share one stack (copystack.h) */
+  uint64_t fpu;       /* floating-point control state kernels start with */
   size_t start_id[3]; /* local id of the next fiber to start */
   size_t group_id[3];
   void *local_buffers[FPAR_MAX_LOCAL_BUFFERS];

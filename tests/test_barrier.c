@@ -456,6 +456,7 @@ static void rounding_per_item_kernel(fpar_item *it, void *p) {
   fesetround(FE_TONEAREST);
 }
 
+/* With FPAR_FPENV_ITEM, every fiber keeps its own mode. */
 START_TEST(test_rounding_mode_per_fiber) {
   enum { N = 64, L = 16 };
   int mode_kept[N];
@@ -465,9 +466,15 @@ START_TEST(test_rounding_mode_per_fiber) {
   fpar_test_env e;
   size_t i;
 
+  fpar_runtime_opts o;
+
   /* 1/3 is inexact, so the two directed roundings differ. */
   ck_assert(up > down);
-  fpar_test_env_init(&e, 2);
+  fpar_runtime_opts_init(&o);
+  o.num_threads = 2;
+  o.fpenv = FPAR_FPENV_ITEM;
+  ck_assert_fpar_ok(fpar_runtime_create(&e.rt, &o));
+  ck_assert_fpar_ok(fpar_queue_create(e.rt, 0, &e.q));
   run_launch(&e, fpar_range1(N), fpar_range1(L), rounding_per_item_kernel,
              &args);
   for (i = 0; i < N; i++) {
@@ -475,6 +482,68 @@ START_TEST(test_rounding_mode_per_fiber) {
     ck_assert_msg(third[i] == (i % 2 ? up : down),
                   "work-item %zu computed 1/3 = %a, expected %a", i,
                   (double)third[i], (double)(i % 2 ? up : down));
+  }
+  ck_assert_int_eq(fegetround(), FE_TONEAREST);
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
+/* By default work-items share the state: a kernel that leaves it changed
+ * at a barrier, or at its end, fails the launch instead of computing the
+ * other work-items' results in its rounding mode. */
+static void rounding_left_at_barrier_kernel(fpar_item *it, void *p) {
+  (void)p;
+  if (fpar_local_id(it, 0) == 5)
+    fesetround(FE_UPWARD);
+  fpar_barrier(it);
+  fesetround(FE_TONEAREST);
+}
+
+static void rounding_left_at_end_kernel(fpar_item *it, void *p) {
+  (void)p;
+  if (fpar_local_id(it, 0) == 5)
+    fesetround(FE_DOWNWARD);
+}
+
+/* Setting a mode and restoring it before the barrier is fine. */
+static void rounding_restored_kernel(fpar_item *it, void *p) {
+  rounding_args *a = p;
+  size_t gid = fpar_global_id(it, 0);
+
+  fesetround(FE_UPWARD);
+  a->third[gid] = third_in_current_mode();
+  fesetround(FE_TONEAREST);
+  fpar_barrier(it);
+  a->mode_kept[gid] = fegetround() == FE_TONEAREST;
+}
+
+START_TEST(test_shared_rounding_mode_checked) {
+  enum { N = 64, L = 16 };
+  int mode_kept[N];
+  float third[N];
+  rounding_args args = {mode_kept, third};
+  float up = third_rounded(FE_UPWARD);
+  fpar_test_env e;
+  fpar_event *ev;
+  size_t i;
+
+  fpar_test_env_init(&e, 2);
+  /* The ucontext switch gives every fiber its own state (swapcontext
+   * carries it): nothing leaks from fiber to fiber there. */
+  if (!FPAR_TEST_UCONTEXT) {
+    ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(N), fpar_range1(L),
+                                        rounding_left_at_barrier_kernel, NULL,
+                                        &ev));
+    fpar_test_wait_fault(ev, FPAR_EFPENV, "the barrier at", "FIBERPAR_FPENV");
+  }
+  ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(N), fpar_range1(L),
+                                      rounding_left_at_end_kernel, NULL, &ev));
+  fpar_test_wait_fault(ev, FPAR_EFPENV, "the end of the group", NULL);
+  run_launch(&e, fpar_range1(N), fpar_range1(L), rounding_restored_kernel,
+             &args);
+  for (i = 0; i < N; i++) {
+    ck_assert(mode_kept[i]);
+    ck_assert(third[i] == up);
   }
   ck_assert_int_eq(fegetround(), FE_TONEAREST);
   fpar_test_env_fini(&e);
@@ -511,6 +580,7 @@ static Suite *barrier_suite(void) {
 
   tc = fpar_test_case("fp_state");
   tcase_add_test(tc, test_rounding_mode_per_fiber);
+  tcase_add_test(tc, test_shared_rounding_mode_checked);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -18,7 +18,7 @@
 /* Against the ucontext switch (tests/test_stacks_ucontext), where every
  * switch is a system call and a shared stack is copied whole, the biggest
  * group is left out. */
-#ifdef FPAR_TEST_SLOW_SWITCH
+#if FPAR_TEST_UCONTEXT
 #define HUGE_GROUP 0
 #else
 #define HUGE_GROUP 65536

@@ -26,6 +26,11 @@
 #define FPAR_TEST_TSAN 0
 #endif
 
+/* Built against the ucontext switch (tests/test_*_ucontext). */
+#ifndef FPAR_TEST_UCONTEXT
+#define FPAR_TEST_UCONTEXT 0
+#endif
+
 /* ck_assert that a libfiberpar call returned 0, printing the code's name
  * and the detail message otherwise. */
 #define ck_assert_fpar_ok(expr)                                                \
