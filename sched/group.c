@@ -81,9 +81,18 @@ fpar__exit_mismatch(fpar__worker *w, size_t i) {
                     i, items, fpar__site_name(w->run.site));
 }
 
+/* Whether the group's fibers park when their work-item returns, to run a
+ * work-item of a later group when resumed (persistent fibers: starting a
+ * group then builds no contexts).  Not on a shared stack, whose contexts
+ * are copies, and not with a per-item FP state, which a parked fiber
+ * would carry into its next work-item. */
+static int fpar__group_parks(const fpar__group_run *g) {
+  return !g->copy_stack && g->shared_fpenv;
+}
+
 /* A work-item's kernel has returned: arrive at the rendezvous as "exit".
- * Work-items other than 0 never come back; work-item 0 resumes once every
- * work-item has returned. */
+ * Work-item 0 resumes once every work-item has returned; the others
+ * resume, if ever, at the promotion of a later group. */
 static void fpar__item_exit(fpar__worker *w) {
   fpar__group_run *g = &w->run;
   size_t i = g->cur;
@@ -94,24 +103,28 @@ static void fpar__item_exit(fpar__worker *w) {
     fpar__exit_mismatch(w, fpar__fiber_first_item(w->launch, i));
   if (i != 0 && g->copy_stack)
     fpar__copystack_vacate(&w->copy);
-  fpar__group_pass_on(w, i == 0 ? &g->ctx[0] : &w->dead_ctx);
+  fpar__group_pass_on(w, i == 0 || fpar__group_parks(g) ? &g->ctx[i]
+                                                        : &w->dead_ctx);
 }
 
-/* Entry of the fiber of work-items 1..size-1.  Fibers first run in
- * local-id order, so each takes the next id from the group. */
+/* Entry of the fibers of work-items 1..size-1: one work-item per group
+ * the fiber is resumed in.  Fibers first run in local-id order, so each
+ * takes the next id from the group. */
 static void fpar__fiber_main(void *arg) {
   fpar__worker *w = arg;
   fpar__group_run *g = &w->run;
-  const fpar__launch *l = w->launch;
   fpar_item it;
 
   fpar__san_switch_in(NULL, NULL, NULL);
-  fpar__item_begin(&it, w);
-  fpar__item_set_local(&it, g->start_id, l->geo.local_range);
-  it.lanes = fpar__lanes_at(l, g->start_id[0]);
-  fpar__next_local_id(g->start_id, l->geo.local_range, l->lanes);
-  l->kernel(&it, l->args);
-  fpar__item_exit(w);
+  for (;;) {
+    const fpar__launch *l = w->launch;
+    fpar__item_begin(&it, w);
+    fpar__item_set_local(&it, g->start_id, l->geo.local_range);
+    it.lanes = fpar__lanes_at(l, g->start_id[0]);
+    fpar__next_local_id(g->start_id, l->geo.local_range, l->lanes);
+    l->kernel(&it, l->args);
+    fpar__item_exit(w);
+  }
 }
 
 void fpar__describe_running(const fpar__worker *w, char *buf, size_t len) {
@@ -160,6 +173,7 @@ void fpar__group_promote(fpar__worker *w) {
   g->ctx[0] = w->runner_ctx;
   g->copy_stack = fpar__stack_pool_reserve(&w->stacks, g->size) != 0;
   if (g->copy_stack) {
+    g->parked = 0; /* the shared and copier slots are theirs */
     if (fpar__stack_pool_reserve(&w->stacks, FPAR__STACK_SLOTS_MIN) != 0)
       fpar__group_abort(w, FPAR_ENOMEM,
                         "no memory for the shared fiber stack of %zu fibers",
@@ -170,7 +184,7 @@ void fpar__group_promote(fpar__worker *w) {
       fpar__group_abort(w, FPAR_ENOMEM,
                         "no memory to track the stacks of %zu fibers", g->size);
   } else {
-    for (i = 1; i < g->size; i++) {
+    for (i = g->parked + 1; i < g->size; i++) {
       fpar__san_clean_stack(fpar__stack_lo(&w->stacks, i), w->stacks.span);
       g->ctx[i] = fpar__ctx_make(fpar__stack_lo(&w->stacks, i),
                                  fpar__stack_hi(&w->stacks, i),
@@ -234,10 +248,13 @@ static void fpar__run_group(fpar__worker *w, size_t linear) {
   fpar__item_begin(&it, w);
   g->loop_item = &it;
   l->kernel(&it, l->args);
-  if (g->fibers)
+  if (g->fibers) {
     fpar__item_exit(w);
-  else
+    if (fpar__group_parks(g) && g->parked < g->size - 1)
+      g->parked = g->size - 1;
+  } else {
     fpar__run_loop(l, &it);
+  }
   g->loop_item = NULL;
   fpar__arena_release(&w->arena, g->arena_mark);
 }

@@ -37,6 +37,7 @@ typedef struct fpar__group_run {
   int shared_fpenv;   /* fibers switch without the FPU control words */
   int copy_stack;     /* fibers 1.. share one stack (copystack.h) */
   uint64_t fpu;       /* floating-point control state kernels start with */
+  size_t parked;      /* fibers 1..parked wait to start a work-item */
   size_t start_id[3]; /* local id of the next fiber to start */
   size_t group_id[3];
   void *local_buffers[FPAR_MAX_LOCAL_BUFFERS];

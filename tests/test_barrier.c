@@ -109,6 +109,57 @@ START_TEST(test_tree_reduction) {
 }
 END_TEST
 
+/* Fibers outlive their group: a worker parks them when their work-item
+ * returns and resumes them for the next group's work-items.  Groups of
+ * shrinking and growing sizes, launches in between, a failed launch
+ * (whose fibers stop mid-kernel) and barrier-free groups must all leave
+ * the next reduction right. */
+static void divergent_kernel(fpar_item *it, void *p) {
+  (void)p;
+  if (fpar_local_id(it, 0) != 7)
+    fpar_barrier(it);
+}
+
+static void check_reduction(fpar_test_env *e, size_t wg, size_t groups) {
+  size_t n = wg * groups, i, g;
+  uint64_t *in = malloc(n * sizeof *in), *partial = calloc(groups, 8);
+  reduce_args args = {in, partial};
+
+  ck_assert_ptr_nonnull(in);
+  ck_assert_ptr_nonnull(partial);
+  for (i = 0; i < n; i++)
+    in[i] = test_value(i + wg) >> 16;
+  run_launch(e, fpar_range1(n), fpar_range1(wg), tree_reduce_kernel, &args);
+  for (g = 0; g < groups; g++) {
+    uint64_t serial = 0;
+    for (i = g * wg; i < (g + 1) * wg; i++)
+      serial += in[i];
+    ck_assert_msg(partial[g] == serial, "group size %zu, group %zu", wg, g);
+  }
+  free(in);
+  free(partial);
+}
+
+START_TEST(test_fibers_reused_across_groups) {
+  static const size_t sizes[] = {256, 16, 300, 2, 1024, 64, 256};
+  fpar_test_env e;
+  fpar_event *ev;
+  size_t k;
+
+  fpar_test_env_init(&e, 2);
+  for (k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    check_reduction(&e, sizes[k], 6);
+    if (k == 2) {
+      ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(64), fpar_range1(32),
+                                          divergent_kernel, NULL, &ev));
+      ck_assert_int_eq(fpar_event_wait(ev), FPAR_EDIVERGENCE);
+      fpar_event_release(ev);
+    }
+  }
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 /* ---- Many barriers ----------------------------------------------------- */
 
 #define EXCHANGE_GROUP 32
@@ -555,6 +606,7 @@ static Suite *barrier_suite(void) {
   TCase *tc;
 
   tc = fpar_test_case("reduction");
+  tcase_add_test(tc, test_fibers_reused_across_groups);
   tcase_add_loop_test(tc, test_tree_reduction, 0,
                       sizeof reduce_shapes / sizeof reduce_shapes[0]);
   suite_add_tcase(s, tc);
