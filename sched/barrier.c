@@ -85,6 +85,11 @@ fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
   if (g->cur != 0 && !fpar__same_site(g->site, site))
     fpar__barrier_mismatch(w, fpar__fiber_first_item(w->launch, g->cur), site);
   g->site = site;
+  /* The last arrival checks the state the group's fibers share (the end
+   * of the group is checked by the runner). */
+  if (g->cur + 1 == g->size && g->shared_fpenv &&
+      !fpar__ctx_fpu_same_control(fpar__ctx_fpu_state(), g->fpu))
+    fpar__fpenv_changed(w, site);
   fpar__group_pass_on(w, &g->ctx[g->cur]);
   return 0;
 }
@@ -98,7 +103,8 @@ fpar__barrier_outside(const char *site) {
 }
 
 /* The steady state is kept free of calls other than the final switch, so
- * that it needs no stack frame of its own. */
+ * that it saves no registers of its own; the last arrival of a rendezvous,
+ * one in a group, takes the slow path. */
 int fpar_barrier_at(fpar_item *it, const char *site) {
   fpar__worker *w = fpar__self;
   fpar__group_run *g;
@@ -108,7 +114,8 @@ int fpar_barrier_at(fpar_item *it, const char *site) {
     return fpar__barrier_outside(site);
   g = &w->run;
   cur = g->cur;
-  if (__builtin_expect(!g->fibers || (cur != 0 && g->site != site), 0))
+  if (__builtin_expect(
+          !g->fibers || (cur != 0 && g->site != site) || cur + 1 == g->size, 0))
     return fpar__barrier_slow(w, it, site);
   if (cur == 0)
     g->site = site;

@@ -44,10 +44,6 @@ static inline void fpar__group_pass_on(fpar__worker *w, void **save) {
     fpar__overflow_at_switch(w);
   void *tsan = fpar__worker_tsan_fiber(w, next);
 
-  /* The last arrival checks the state the group's fibers share. */
-  if (next == 0 && g->shared_fpenv &&
-      !fpar__ctx_fpu_same_control(fpar__ctx_fpu_state(), g->fpu))
-    fpar__fpenv_changed(w, g->site);
   if (__builtin_expect(g->copy_stack, 0) && next != 0) {
     load = w->copy.copier_ctx;
     slot = FPAR__COPY_COPIER_SLOT;
