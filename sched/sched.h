@@ -19,7 +19,16 @@ typedef struct fpar__sched_config {
   unsigned spin_us;
   fpar_fpenv fpenv;       /* resolved: never FPAR_FPENV_DEFAULT */
   unsigned subgroup_size; /* resolved: never 0 */
+  /* Placement (see topo.h).  places is read only at creation. */
+  const char *places;      /* FPAR_PIN_LIST: "0,2,4-7" */
+  const char *places_name; /* names the list in messages */
+  int places_error;        /* FPAR_EENV or FPAR_EINVAL for a bad list */
+  unsigned local_rank;     /* the launcher's rank on this node */
+  unsigned local_ranks;    /* ranks on this node; 0 = no launcher */
+  fpar_display display;    /* resolved: never FPAR_DISPLAY_DEFAULT */
 } fpar__sched_config;
+
+struct fpar__topo;
 
 /* Start the workers and wait until each has its memory.  Returns 0,
  * FPAR_ETOPOLOGY, FPAR_ETHREAD or FPAR_ENOMEM (with fpar_last_error set). */
@@ -29,6 +38,9 @@ int fpar__sched_create(fpar__sched **s, const fpar__sched_config *cfg);
 void fpar__sched_destroy(fpar__sched *s);
 
 unsigned fpar__sched_num_workers(const fpar__sched *s);
+
+/* Where the workers run (see topo.h). */
+const struct fpar__topo *fpar__sched_topo(const fpar__sched *s);
 
 /* Queue a launch behind the earlier ones; the scheduler takes its own
  * reference. */
