@@ -16,6 +16,24 @@
  * x + X * (y + Y * z).  Queries for a dimension beyond the range's
  * dimensionality return id 0 and size 1, as OpenCL does.
  *
+ * Lifetimes:
+ *  - a runtime lives until fpar_runtime_destroy(), which refuses
+ *    (FPAR_EBUSY) while any of its queues exists;
+ *  - a queue lives until fpar_queue_destroy(), which first waits for the
+ *    launches submitted to it;
+ *  - an event lives until fpar_event_release(), also after its queue and
+ *    runtime are destroyed (it owns what it needs: waiting on it then
+ *    returns its final status at once);
+ *  - kernel args are the caller's: they must stay valid until the launch
+ *    has finished (fpar_event_wait(), fpar_queue_wait());
+ *  - launch descriptions, their names and their local-buffer descriptions
+ *    are copied by fpar_launch(): they may be freed when it returns.
+ * Calls that would wait from inside a kernel for work of the kernel's own
+ * runtime fail with FPAR_EDEADLOCK instead of hanging; kernel-only calls
+ * made outside a kernel fail with FPAR_ENOTKERNEL; a runtime inherited
+ * through fork() fails every call in the child with FPAR_EFORK (create a
+ * new runtime in the child).
+ *
  * This header includes no dependency headers; <fiberpar/uv.h> ties events
  * to a libuv loop.
  */
@@ -67,14 +85,21 @@ extern "C" {
   XX(ETHREAD, -16, "a worker thread could not be created")                     \
   XX(EBUSY, -17, "the object still has work or dependents")                    \
   XX(ESCOPE, -18, "a scoped-parallelism rule was broken")                      \
-  XX(ENOTSUP, -19, "operation not supported by this build")
+  XX(ENOTSUP, -19, "operation not supported by this build")                    \
+  XX(EDEADLOCK, -20,                                                           \
+     "waiting here would deadlock: the caller is a kernel of the runtime it "  \
+     "waits for")                                                              \
+  XX(ENOTKERNEL, -21, "called outside a running kernel or group function")     \
+  XX(EFORK, -22,                                                               \
+     "the runtime belongs to the parent process: create a new one after "      \
+     "fork()")
 
 /** Error codes.  All are negative; 0 means success. */
 typedef enum fpar_errno {
 #define FPAR__ERRNO_ENUM(name, value, msg) FPAR_##name = value,
   FPAR_ERRNO_MAP(FPAR__ERRNO_ENUM)
 #undef FPAR__ERRNO_ENUM
-      FPAR_ERRNO_MAX = -20
+      FPAR_ERRNO_MAX = -23
 } fpar_errno;
 
 /**
@@ -175,6 +200,12 @@ typedef struct fpar_runtime_opts {
    *  groups of FPAR_LOCAL_AUTO size; 0 = the CPU's single-precision SIMD
    *  width (16 with AVX-512, 8 with AVX, 4 with SSE or NEON). */
   unsigned subgroup_size;
+  /** Most fiber stacks a worker keeps (FIBERPAR_MAX_STACKS), at least 3;
+   *  0 = enough for the largest group, within the process's mapping budget
+   *  where stack guards cost mappings (kernels before Linux 6.13).  A
+   *  group with more fibers runs them on one shared stack, copying their
+   *  frames at each switch: slower, never wrong. */
+  size_t max_stacks;
   /** With FPAR_PIN_LIST: the places as OS CPU numbers, e.g. "0,2,4-7":
    *  each comma-separated entry is one place, so "4-7" is one place of four
    *  CPUs (write "4,5,6,7" for four places).  Every CPU must lie in the
@@ -208,9 +239,13 @@ FPAR_EXTERN int fpar_runtime_create(fpar_runtime **rt,
                                     const fpar_runtime_opts *opts);
 
 /**
- * \brief Wait for all submitted work, join the workers, free everything.
+ * \brief Join the workers and free the runtime.
+ *
+ * Its queues must have been destroyed first (which waits for their work).
+ * Events of its launches stay valid until released.
  * \param rt the runtime; NULL is ignored.
- * \return 0, or FPAR_EBUSY (nothing destroyed) while queues still exist.
+ * \return 0; FPAR_EBUSY (nothing destroyed) while queues still exist;
+ *         FPAR_EFORK in a child process (the runtime is the parent's).
  */
 FPAR_EXTERN int fpar_runtime_destroy(fpar_runtime *rt);
 
@@ -258,7 +293,7 @@ FPAR_EXTERN size_t fpar_runtime_max_group_size(const fpar_runtime *rt);
  * \param buf receives an OS CPU list such as "0-3,8", NUL-terminated.
  * \param size bytes at buf.
  * \return 0, or FPAR_EINVAL if buf is NULL or too small (the message says
- *         how many bytes the list needs).
+ *         how many bytes the list needs); FPAR_EFORK in a forked child.
  */
 FPAR_EXTERN int fpar_runtime_cpuset(const fpar_runtime *rt, char *buf,
                                     size_t size);
@@ -271,7 +306,7 @@ FPAR_EXTERN int fpar_runtime_cpuset(const fpar_runtime *rt, char *buf,
  * \param buf receives an OS CPU list such as "2" or "0-3", NUL-terminated.
  * \param size bytes at buf.
  * \return 0, or FPAR_EINVAL for a worker out of range or a NULL or too small
- *         buf.
+ *         buf; FPAR_EFORK in a forked child.
  */
 FPAR_EXTERN int fpar_runtime_worker_cpus(const fpar_runtime *rt,
                                          unsigned worker, char *buf,
@@ -285,7 +320,8 @@ FPAR_EXTERN int fpar_runtime_worker_cpus(const fpar_runtime *rt,
  * \param node receives the OS index of the node, or -1 when the worker is
  *        not bound or its place spans several nodes (memory then stays
  *        where the worker first touches it).
- * \return 0, or FPAR_EINVAL for a worker out of range or a NULL node.
+ * \return 0, or FPAR_EINVAL for a worker out of range or a NULL node;
+ *         FPAR_EFORK in a forked child.
  */
 FPAR_EXTERN int fpar_runtime_worker_numa_node(const fpar_runtime *rt,
                                               unsigned worker, int *node);
@@ -362,7 +398,7 @@ enum fpar_event_state {
  * \param rt the runtime.
  * \param flags FPAR_QUEUE_* bits.
  * \param q receives the queue.
- * \return 0, FPAR_EINVAL or FPAR_ENOMEM.
+ * \return 0, FPAR_EINVAL, FPAR_ENOMEM or FPAR_EFORK.
  */
 FPAR_EXTERN int fpar_queue_create(fpar_runtime *rt, unsigned flags,
                                   fpar_queue **q);
@@ -371,20 +407,28 @@ FPAR_EXTERN int fpar_queue_create(fpar_runtime *rt, unsigned flags,
  * \brief Wait for every launch submitted to \p q so far.
  * \param q the queue.
  * \return 0, or the error code of the first launch that failed since the
- *         previous fpar_queue_wait() (the queue stays usable).
+ *         previous fpar_queue_wait() (the queue stays usable);
+ *         FPAR_EDEADLOCK when called by a kernel of the queue's runtime
+ *         while the queue has work; FPAR_EFORK in a forked child.
  */
 FPAR_EXTERN int fpar_queue_wait(fpar_queue *q);
 
 /**
- * \brief Wait for the queue's work, then free it.
+ * \brief Wait for the queue's work, then free it.  Events of its launches
+ *        stay valid until released.
  * \param q the queue; NULL is ignored.
+ * \return 0; FPAR_EDEADLOCK or FPAR_EFORK as fpar_queue_wait() (the queue
+ *         is then not destroyed).
  */
-FPAR_EXTERN void fpar_queue_destroy(fpar_queue *q);
+FPAR_EXTERN int fpar_queue_destroy(fpar_queue *q);
 
 /**
  * \brief Block until the launch has finished.
- * \param ev the event.
- * \return 0, or the negative code of the kernel's fault.
+ * \param ev the event (valid until released, also after its queue and
+ *        runtime are destroyed).
+ * \return 0, or the negative code of the kernel's fault; FPAR_EDEADLOCK
+ *         when called by a kernel of the same runtime before the launch
+ *         finished (it could never finish); FPAR_EFORK in a forked child.
  */
 FPAR_EXTERN int fpar_event_wait(fpar_event *ev);
 
@@ -526,10 +570,13 @@ static inline size_t fpar_group_linear_id(const fpar_item *it) {
  * fpar_barrier_at(): compilers duplicate and merge call instructions, so
  * only the source can tell two barriers apart.  The function fpar_barrier
  * (e.g. `(fpar_barrier)(it)` or through a pointer) works the same way but
- * has no site to check.
+ * has no site to check.  Called in a scoped or hierarchical group
+ * function it fails that launch with FPAR_ENOTKERNEL.
  * \param it the calling work-item.
+ * \return 0 inside a kernel; FPAR_ENOTKERNEL on a thread that runs no
+ *         kernel.
  */
-FPAR_EXTERN void(fpar_barrier)(fpar_item *it);
+FPAR_EXTERN int(fpar_barrier)(fpar_item *it);
 #define fpar_barrier(it) fpar_barrier_at((it), __FILE__ ":" FPAR__STR(__LINE__))
 
 /**
@@ -537,8 +584,9 @@ FPAR_EXTERN void(fpar_barrier)(fpar_item *it);
  * \param it the calling work-item.
  * \param site a string naming the barrier in the source (compared by
  *        content); NULL matches any barrier.
+ * \return as fpar_barrier().
  */
-FPAR_EXTERN void fpar_barrier_at(fpar_item *it, const char *site);
+FPAR_EXTERN int fpar_barrier_at(fpar_item *it, const char *site);
 
 /**
  * \brief Group-local object, zero-filled (sycl group_local_memory).
@@ -550,8 +598,10 @@ FPAR_EXTERN void fpar_barrier_at(fpar_item *it, const char *site);
  * arena cannot hold fails it with FPAR_ELOCALMEM.
  * \param it the calling work-item.
  * \param size bytes.
- * \param align alignment, a power of two (0 means 16).
- * \return the object.
+ * \param align alignment, a power of two up to FPAR_MAX_LOCAL_ALIGN (0
+ *        means 16).
+ * \return the object; NULL (FPAR_ENOTKERNEL in fpar_last_error()) on a
+ *         thread that runs no kernel.
  */
 FPAR_EXTERN void *fpar_group_local_memory(fpar_item *it, size_t size,
                                           size_t align);
@@ -560,8 +610,9 @@ FPAR_EXTERN void *fpar_group_local_memory(fpar_item *it, size_t size,
  * \brief Like fpar_group_local_memory() but the contents are undefined.
  * \param it the calling work-item.
  * \param size bytes.
- * \param align alignment, a power of two (0 means 16).
- * \return the object.
+ * \param align alignment, a power of two up to FPAR_MAX_LOCAL_ALIGN (0
+ *        means 16).
+ * \return as fpar_group_local_memory().
  */
 FPAR_EXTERN void *
 fpar_group_local_memory_for_overwrite(fpar_item *it, size_t size, size_t align);
@@ -571,7 +622,8 @@ fpar_group_local_memory_for_overwrite(fpar_item *it, size_t size, size_t align);
  * \param it the calling work-item.
  * \param k index into fpar_launch_desc::local_buffers.
  * \return the group's buffer k (contents undefined at group start); a k
- *         the launch does not have fails the launch with FPAR_ELOCALBUF.
+ *         the launch does not have fails the launch with FPAR_ELOCALBUF;
+ *         NULL (FPAR_ENOTKERNEL) on a thread that runs no kernel.
  */
 FPAR_EXTERN void *fpar_local_buffer(fpar_item *it, unsigned k);
 
@@ -614,11 +666,16 @@ typedef void (*fpar_group_fn)(fpar_group *g, void *args);
 typedef struct fpar_local_buffer_desc {
   size_t bytes;          /**< fixed part */
   size_t bytes_per_item; /**< part that scales with the group size */
-  size_t align;          /**< power of two; 0 means 64 */
+  size_t align; /**< power of two up to FPAR_MAX_LOCAL_ALIGN; 0 means 64 */
 } fpar_local_buffer_desc;
 
 /** Most launch-time local buffers one launch may have. */
 #define FPAR_MAX_LOCAL_BUFFERS 16
+
+/** Largest alignment of local memory (launch-time local buffers,
+ *  group-local objects, memory requests): a page.  Larger alignments are
+ *  rejected with FPAR_EINVAL or fail the launch. */
+#define FPAR_MAX_LOCAL_ALIGN 4096
 
 /** A full launch description.  Exactly one of kernel, scoped and
  *  hierarchical is set.  For a kernel, global and local are the nd_range;
@@ -628,9 +685,10 @@ typedef struct fpar_local_buffer_desc {
 typedef struct fpar_launch_desc {
   const char *name; /**< kernel name for messages (copied); may be NULL */
   fpar_kernel_fn kernel;
-  fpar_row_fn row;            /**< FPAR_DEFINE_ROW runner of kernel, or NULL */
-  unsigned lanes;             /**< FPAR_SIMD_WIDTH for a FPAR_DEFINE_LANE_KERNEL
-                                   kernel (<fiberpar/simd.h>); 0 otherwise */
+  fpar_row_fn row; /**< FPAR_DEFINE_ROW runner of kernel, or NULL */
+  /** FPAR_SIMD_WIDTH for a FPAR_DEFINE_LANE_KERNEL kernel
+   *  (<fiberpar/simd.h>); 0 otherwise. */
+  unsigned lanes;
   fpar_group_fn scoped;       /**< group function of fpar_parallel() */
   fpar_group_fn hierarchical; /**< of fpar_parallel_for_work_group() */
   void *args;

@@ -188,3 +188,10 @@ void fpar__env_local_rank(unsigned *rank, unsigned *ranks) {
     }
   }
 }
+
+int fpar__env_stack_guard(const char *name, int *prot) {
+  static const char *const words[] = {"auto", "mprotect"};
+  static const int values[] = {0, 1};
+
+  return fpar__env_keyword(name, words, values, 2, NULL, prot);
+}

@@ -27,4 +27,7 @@ int fpar__env_pin(const char *name, fpar_pin *pin, const char **places);
  * set.  Malformed values are skipped: they are the launcher's, not ours. */
 void fpar__env_local_rank(unsigned *rank, unsigned *ranks);
 
+/* auto (0): guards as the kernel allows; mprotect (1): PROT_NONE guards. */
+int fpar__env_stack_guard(const char *name, int *prot);
+
 #endif

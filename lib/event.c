@@ -1,4 +1,8 @@
-/* event.c - events: the user's handle on a launch. */
+/* event.c - events: the user's handle on a launch.  An event holds a
+ * reference on its launch and on the scheduler that runs it, so it stays
+ * usable after its queue and runtime are destroyed. */
+#include <stdio.h>
+
 #include "lib/error.h"
 #include "lib/internal.h"
 
@@ -9,12 +13,15 @@ static int fpar__event_done(const void *arg) {
 }
 
 int fpar_event_wait(fpar_event *ev) {
-  const fpar_queue *q;
+  char what[FPAR__NAME_MAX + 16];
+  int err;
 
   if (ev == NULL)
     return fpar__set_error(FPAR_EINVAL, "fpar_event_wait: ev is NULL");
-  q = ev->owner;
-  fpar__sched_wait(q->rt->sched, fpar__event_done, ev);
+  if ((err = fpar__sched_wait(ev->sched, fpar__event_done, ev)) != 0) {
+    snprintf(what, sizeof what, "launch '%s'", ev->name);
+    return fpar__wait_refused(err, "fpar_event_wait", what);
+  }
   return atomic_load_explicit(&ev->status, memory_order_acquire);
 }
 
@@ -46,6 +53,11 @@ int fpar_event_profile(const fpar_event *ev, uint64_t *submit_ns,
 }
 
 void fpar_event_release(fpar_event *ev) {
-  if (ev != NULL)
-    fpar__launch_unref(ev);
+  fpar__sched *s;
+
+  if (ev == NULL)
+    return;
+  s = ev->sched;
+  fpar__launch_unref(ev);
+  fpar__sched_unref(s);
 }

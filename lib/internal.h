@@ -21,8 +21,18 @@ struct fpar_queue {
 };
 
 /* Hand a fully described launch to the queue's runtime.  The launch's
- * reference passes to the event when ev is not NULL, else it is dropped. */
+ * reference passes to the event when ev is not NULL (with a reference on
+ * the scheduler, so that the event stays usable after its queue and
+ * runtime are gone), else it is dropped. */
 void fpar__queue_submit(fpar_queue *q, fpar__launch *l, fpar_event **ev);
+
+/* 0 when rt can be used by this process, else FPAR_EFORK with a message
+ * naming the calling function fn. */
+int fpar__runtime_usable(const fpar_runtime *rt, const char *fn);
+
+/* Turn a failed fpar__sched_wait() into fn's error: the message says why
+ * waiting for `what` (e.g. "launch 'x'") was refused. */
+int fpar__wait_refused(int err, const char *fn, const char *what);
 
 /* Called on the completing worker (see lib/uv.c). */
 void fpar__uv_launch_complete(fpar__launch *l);

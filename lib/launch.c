@@ -4,6 +4,7 @@
 #include "lib/error.h"
 #include "lib/internal.h"
 #include "lib/range.h"
+#include "sched/arena.h"
 
 /* Copy as much of src as fits (snprintf costs a tenth of an empty
  * launch). */
@@ -19,16 +20,17 @@ void fpar_launch_desc_init(fpar_launch_desc *d) {
   d->local = FPAR_LOCAL_AUTO;
 }
 
-/* Sizes of the launch-time local buffers for this group size; their sum,
- * padded for alignment, must fit in the arena. */
+/* Sizes of the launch-time local buffers for this group size.  They are
+ * laid out in the arena as the workers will lay them out, so a launch that
+ * passes this check gets every buffer it asked for. */
 static int fpar__launch_local_buffers(fpar__launch *l,
                                       const fpar_launch_desc *d, size_t arena) {
-  size_t total = 0;
+  size_t used = 0;
   unsigned k;
 
   if (d->num_local_buffers > FPAR_MAX_LOCAL_BUFFERS)
     return fpar__set_error(FPAR_EINVAL,
-                           "%u local buffers requested; at most %d",
+                           "num_local_buffers is %u; at most %d are allowed",
                            d->num_local_buffers, FPAR_MAX_LOCAL_BUFFERS);
   if (d->num_local_buffers != 0 && d->local_buffers == NULL)
     return fpar__set_error(FPAR_EINVAL,
@@ -36,21 +38,27 @@ static int fpar__launch_local_buffers(fpar__launch *l,
                            d->num_local_buffers);
   for (k = 0; k < d->num_local_buffers; k++) {
     const fpar_local_buffer_desc *b = &d->local_buffers[k];
-    size_t align = b->align ? b->align : 64, bytes;
-    if (align & (align - 1))
+    size_t align = b->align ? b->align : 64, bytes, start;
+    if ((align & (align - 1)) != 0 || align > FPAR_MAX_LOCAL_ALIGN)
       return fpar__set_error(FPAR_EINVAL,
-                             "local buffer %u: alignment %zu is not a power "
-                             "of two",
-                             k, align);
+                             "local_buffers[%u].align is %zu; it must be a "
+                             "power of two up to %d",
+                             k, align, FPAR_MAX_LOCAL_ALIGN);
     if (__builtin_mul_overflow(b->bytes_per_item, l->group_size, &bytes) ||
-        __builtin_add_overflow(bytes, b->bytes, &bytes) ||
-        __builtin_add_overflow(total, bytes + align - 1, &total) ||
-        total > arena)
+        __builtin_add_overflow(bytes, b->bytes, &bytes))
       return fpar__set_error(FPAR_ELOCALMEM,
-                             "local buffers 0-%u need more than the %zu-byte "
-                             "local-memory arena of a worker; raise "
-                             "FIBERPAR_LOCAL_MEM_SIZE",
-                             k, arena);
+                             "local_buffers[%u]: bytes (%zu) + bytes_per_item "
+                             "(%zu) x %zu work-items overflows",
+                             k, b->bytes, b->bytes_per_item, l->group_size);
+    if (fpar__arena_place(used, bytes, align, &start, &used) != 0 ||
+        used > arena)
+      return fpar__set_error(
+          FPAR_ELOCALMEM,
+          "local_buffers[0-%u] need more than the %zu-byte "
+          "local-memory arena of a worker (local_buffers[%u] "
+          "alone is %zu bytes); raise "
+          "FIBERPAR_LOCAL_MEM_SIZE",
+          k, arena, k, bytes);
     l->local_buffer_bytes[k] = bytes;
     l->local_buffer_align[k] = align;
   }
@@ -139,7 +147,8 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
   if (q == NULL || d == NULL)
     return fpar__set_error(FPAR_EINVAL, "fpar_launch: %s is NULL",
                            q == NULL ? "the queue" : "the description");
-  if ((err = fpar__launch_model(d, &model)) != 0)
+  if ((err = fpar__runtime_usable(q->rt, "fpar_launch")) != 0 ||
+      (err = fpar__launch_model(d, &model)) != 0)
     return err;
   if (d->lanes > 1 && (model != FPAR__ND_RANGE || d->row != NULL ||
                        d->lanes > 64 || (d->lanes & (d->lanes - 1)) != 0))

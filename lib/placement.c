@@ -9,8 +9,10 @@
  * naming the size it needs. */
 static int fpar__cpus_to_buffer(const fpar_runtime *rt, int worker, char *buf,
                                 size_t size, const char *caller) {
-  int len;
+  int len = fpar__runtime_usable(rt, caller);
 
+  if (len != 0)
+    return len;
   if (buf == NULL || size == 0)
     return fpar__set_error(FPAR_EINVAL, "%s: buf is NULL or size is 0", caller);
   len = fpar__topo_cpus_text(fpar__sched_topo(rt->sched), worker, buf, size);
@@ -23,6 +25,10 @@ static int fpar__cpus_to_buffer(const fpar_runtime *rt, int worker, char *buf,
 
 static int fpar__check_worker(const fpar_runtime *rt, unsigned worker,
                               const char *caller) {
+  int err = fpar__runtime_usable(rt, caller);
+
+  if (err != 0)
+    return err;
   if (worker >= rt->cfg.num_threads)
     return fpar__set_error(FPAR_EINVAL,
                            "%s: worker %u does not exist (the runtime has %u)",

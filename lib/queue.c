@@ -6,6 +6,7 @@
 
 int fpar_queue_create(fpar_runtime *rt, unsigned flags, fpar_queue **out) {
   fpar_queue *q;
+  int err;
 
   if (rt == NULL || out == NULL)
     return fpar__set_error(FPAR_EINVAL, "fpar_queue_create: %s is NULL",
@@ -13,6 +14,8 @@ int fpar_queue_create(fpar_runtime *rt, unsigned flags, fpar_queue **out) {
   if (flags != FPAR_QUEUE_IN_ORDER)
     return fpar__set_error(FPAR_EINVAL, "fpar_queue_create: unknown flags 0x%x",
                            flags);
+  if ((err = fpar__runtime_usable(rt, "fpar_queue_create")) != 0)
+    return err;
   q = calloc(1, sizeof *q);
   if (q == NULL)
     return fpar__set_error(FPAR_ENOMEM, "no memory for a queue");
@@ -43,10 +46,26 @@ void fpar__queue_submit(fpar_queue *q, fpar__launch *l, fpar_event **ev) {
   l->on_complete = fpar__queue_launch_complete;
   atomic_fetch_add_explicit(&q->outstanding, 1, memory_order_relaxed);
   fpar__sched_submit(q->rt->sched, l);
-  if (ev != NULL)
+  if (ev != NULL) {
+    fpar__sched_ref(q->rt->sched);
     *ev = l;
-  else
+  } else {
     fpar__launch_unref(l);
+  }
+}
+
+int fpar__wait_refused(int err, const char *fn, const char *what) {
+  if (err == FPAR_EDEADLOCK)
+    return fpar__set_error(err,
+                           "%s: called inside a kernel for %s of the same "
+                           "runtime, which cannot finish before the calling "
+                           "kernel returns; wait outside the kernel",
+                           fn, what);
+  return fpar__set_error(err,
+                         "%s: %s belongs to a runtime the parent process "
+                         "created before fork(); create a runtime in the "
+                         "child",
+                         fn, what);
 }
 
 static int fpar__queue_idle(const void *arg) {
@@ -55,16 +74,24 @@ static int fpar__queue_idle(const void *arg) {
 }
 
 int fpar_queue_wait(fpar_queue *q) {
+  int err;
+
   if (q == NULL)
     return fpar__set_error(FPAR_EINVAL, "fpar_queue_wait: q is NULL");
-  fpar__sched_wait(q->rt->sched, fpar__queue_idle, q);
+  if ((err = fpar__sched_wait(q->rt->sched, fpar__queue_idle, q)) != 0)
+    return fpar__wait_refused(err, "fpar_queue_wait", "the queue's launches");
   return atomic_exchange(&q->first_error, 0);
 }
 
-void fpar_queue_destroy(fpar_queue *q) {
+int fpar_queue_destroy(fpar_queue *q) {
+  int err;
+
   if (q == NULL)
-    return;
-  fpar__sched_wait(q->rt->sched, fpar__queue_idle, q);
+    return 0;
+  if ((err = fpar__sched_wait(q->rt->sched, fpar__queue_idle, q)) != 0)
+    return fpar__wait_refused(err, "fpar_queue_destroy",
+                              "the queue's launches");
   atomic_fetch_sub(&q->rt->queues, 1);
   free(q);
+  return 0;
 }

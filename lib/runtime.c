@@ -21,6 +21,10 @@
 #define FPAR__GROUP_MAX ((size_t)1 << 20)
 #define FPAR__SPIN_MAX 1000000u
 #define FPAR__SUBGROUP_MAX 1024u
+#define FPAR__STACKS_MIN                                                       \
+  ((size_t)3) /* the runner, a shared stack, a copier                          \
+               */
+#define FPAR__STACKS_MAX ((size_t)1 << 20)
 
 void fpar_runtime_opts_init(fpar_runtime_opts *opts) {
   memset(opts, 0, sizeof *opts);
@@ -41,6 +45,8 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
   cfg->fpenv = opts->fpenv;
   cfg->subgroup_size =
       opts->subgroup_size ? opts->subgroup_size : fpar__simd_f32_lanes();
+  cfg->max_stacks = opts->max_stacks;
+  cfg->stack_guard_prot = 0;
   cfg->places = opts->places;
   cfg->places_name = "fpar_runtime_opts.places";
   cfg->places_error = FPAR_EINVAL;
@@ -54,14 +60,18 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
       cfg->local_mem_size < FPAR__LOCAL_MIN ||
       cfg->local_mem_size > FPAR__LOCAL_MAX ||
       cfg->max_group_size > FPAR__GROUP_MAX || cfg->spin_us > FPAR__SPIN_MAX ||
-      cfg->subgroup_size > FPAR__SUBGROUP_MAX)
+      cfg->subgroup_size > FPAR__SUBGROUP_MAX ||
+      (cfg->max_stacks != 0 && (cfg->max_stacks < FPAR__STACKS_MIN ||
+                                cfg->max_stacks > FPAR__STACKS_MAX)))
     return fpar__set_error(
         FPAR_EINVAL,
         "runtime options out of range: num_threads <= %u, pin 0-5, fpenv 0-2, "
         "stack_size %zu-%zu, local_mem_size %zu-%zu, max_group_size <= %zu, "
-        "spin_us <= %u, subgroup_size <= %u, display 0-3",
+        "spin_us <= %u, subgroup_size <= %u, max_stacks 0 or %zu-%zu, "
+        "display 0-3",
         FPAR__MAX_THREADS, FPAR__STACK_MIN, FPAR__STACK_MAX, FPAR__LOCAL_MIN,
-        FPAR__LOCAL_MAX, FPAR__GROUP_MAX, FPAR__SPIN_MAX, FPAR__SUBGROUP_MAX);
+        FPAR__LOCAL_MAX, FPAR__GROUP_MAX, FPAR__SPIN_MAX, FPAR__SUBGROUP_MAX,
+        FPAR__STACKS_MIN, FPAR__STACKS_MAX);
   if (cfg->places != NULL && cfg->pin == FPAR_PIN_DEFAULT)
     cfg->pin = FPAR_PIN_LIST;
   if (cfg->pin == FPAR_PIN_LIST && cfg->places == NULL)
@@ -83,7 +93,11 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
                             FPAR__LOCAL_MAX, &cfg->local_mem_size)) ||
       (err = fpar__env_unsigned("FIBERPAR_SPIN_US", 0, FPAR__SPIN_MAX,
                                 &cfg->spin_us)) ||
-      (err = fpar__env_fpenv("FIBERPAR_FPENV", &cfg->fpenv)))
+      (err = fpar__env_fpenv("FIBERPAR_FPENV", &cfg->fpenv)) ||
+      (err = fpar__env_size("FIBERPAR_MAX_STACKS", FPAR__STACKS_MIN,
+                            FPAR__STACKS_MAX, &cfg->max_stacks)) ||
+      (err = fpar__env_stack_guard("FIBERPAR_STACK_GUARD",
+                                   &cfg->stack_guard_prot)))
     return err;
   if (cfg->places != opts->places) {
     cfg->places_name = "FIBERPAR_PIN";
@@ -125,11 +139,24 @@ int fpar_runtime_create(fpar_runtime **out, const fpar_runtime_opts *opts) {
   return 0;
 }
 
+int fpar__runtime_usable(const fpar_runtime *rt, const char *fn) {
+  if (fpar__sched_usable(rt->sched) != 0)
+    return fpar__set_error(FPAR_EFORK,
+                           "%s: the runtime was created by the parent "
+                           "process before fork() and has no workers here; "
+                           "create a runtime in the child",
+                           fn);
+  return 0;
+}
+
 int fpar_runtime_destroy(fpar_runtime *rt) {
   unsigned queues;
+  int err;
 
   if (rt == NULL)
     return 0;
+  if ((err = fpar__runtime_usable(rt, "fpar_runtime_destroy")) != 0)
+    return err;
   queues = atomic_load(&rt->queues);
   if (queues != 0)
     return fpar__set_error(FPAR_EBUSY,

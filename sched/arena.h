@@ -1,6 +1,7 @@
 /* arena.h - a worker's local memory: a bump allocator over one NUMA-local
- * mapping.  A group allocates on top of the launch's mark and the whole
- * group's memory is released at once by going back to the mark. */
+ * mapping (page-aligned, so offsets and addresses align alike).  A group
+ * allocates on top of the launch's mark and the whole group's memory is
+ * released at once by going back to the mark. */
 #ifndef FPAR_SCHED_ARENA_H
 #define FPAR_SCHED_ARENA_H
 
@@ -20,17 +21,33 @@ int fpar__arena_init(fpar__arena *a, struct fpar__topo *topo, unsigned w,
                      size_t size);
 void fpar__arena_destroy(fpar__arena *a);
 
-/* size bytes aligned to align (a power of two), or NULL if they do not
- * fit. */
+/* Offsets of an object of size bytes aligned to align (a power of two up
+ * to the page size, so that offset alignment is address alignment) placed
+ * at level used: *start and *end.  Returns 0, or -1 when they overflow. */
+static inline int fpar__arena_place(size_t used, size_t size, size_t align,
+                                    size_t *start, size_t *end) {
+  size_t s;
+
+  if (__builtin_add_overflow(used, align - 1, &s))
+    return -1;
+  s &= ~(align - 1);
+  if (__builtin_add_overflow(s, size, end))
+    return -1;
+  *start = s;
+  return 0;
+}
+
+/* size bytes aligned to align (as for fpar__arena_place), or NULL if they
+ * do not fit. */
 static inline void *fpar__arena_alloc(fpar__arena *a, size_t size,
                                       size_t align) {
-  uintptr_t p = ((uintptr_t)a->base + a->used + align - 1) & ~(align - 1);
-  size_t end = (size_t)(p - (uintptr_t)a->base);
+  size_t start, end;
 
-  if (end > a->size || size > a->size - end)
+  if (fpar__arena_place(a->used, size, align, &start, &end) != 0 ||
+      end > a->size)
     return NULL;
-  a->used = end + size;
-  return (void *)p;
+  a->used = end;
+  return a->base + start;
 }
 
 static inline size_t fpar__arena_mark(const fpar__arena *a) {

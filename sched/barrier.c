@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "lib/error.h"
 #include "sched/group.h"
 
 #undef fpar_barrier
@@ -38,7 +39,7 @@ static void fpar__barrier_in_loop(fpar__worker *w, size_t i, const char *site) {
     return;
   if (i != 0) {
     fpar__describe_items(items, sizeof items, 0, i - 1, "returned", "returned");
-    fpar__group_abort(w, FPAR_EDIVERGENCE, i,
+    fpar__group_abort(w, FPAR_EDIVERGENCE,
                       "work-item %zu reached the barrier at %s after %s "
                       "from the kernel without reaching it",
                       i, fpar__site_name(site), items);
@@ -53,52 +54,68 @@ static _Noreturn void fpar__barrier_mismatch(fpar__worker *w, size_t i,
 
   if (g->site == FPAR__SITE_EXIT) {
     fpar__describe_items(items, sizeof items, 0, i - 1, "returned", "returned");
-    fpar__group_abort(w, FPAR_EDIVERGENCE, i,
+    fpar__group_abort(w, FPAR_EDIVERGENCE,
                       "work-item %zu waits at the barrier at %s but %s from "
                       "the kernel without reaching it",
                       i, fpar__site_name(site), items);
   }
   fpar__describe_items(items, sizeof items, 0, i - 1, "waits", "wait");
-  fpar__group_abort(w, FPAR_EBARRIER, i,
+  fpar__group_abort(w, FPAR_EBARRIER,
                     "work-item %zu waits at the barrier at %s while %s at "
                     "the barrier at %s",
                     i, fpar__site_name(site), items, fpar__site_name(g->site));
 }
 
 /* Everything but the steady state: promotion, groups of one, another
- * pointer for the same site, faults. */
-static __attribute__((noinline, cold)) void
-fpar__barrier_slow(fpar_item *it, const char *site) {
-  fpar__worker *w = fpar__self;
+ * pointer for the same site, faults and misuse. */
+static __attribute__((noinline, cold)) int
+fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
   fpar__group_run *g = &w->run;
 
+  if (w->launch == NULL || w->launch->model != FPAR__ND_RANGE)
+    fpar__group_abort(w, FPAR_ENOTKERNEL,
+                      "fpar_barrier at %s called in a scoped or hierarchical "
+                      "group function; use fpar_group_barrier",
+                      fpar__site_name(site));
   if (!g->fibers) {
     fpar__barrier_in_loop(w, fpar_local_linear_id(it), site);
     if (!g->fibers)
-      return;
+      return 0;
   }
   if (g->cur != 0 && !fpar__same_site(g->site, site))
     fpar__barrier_mismatch(w, fpar__fiber_first_item(w->launch, g->cur), site);
   g->site = site;
   fpar__group_pass_on(w, &g->ctx[g->cur]);
+  return 0;
+}
+
+static __attribute__((noinline, cold)) int
+fpar__barrier_outside(const char *site) {
+  return fpar__set_error(FPAR_ENOTKERNEL,
+                         "fpar_barrier at %s called on a thread that runs no "
+                         "kernel",
+                         fpar__site_name(site));
 }
 
 /* The steady state is kept free of calls other than the final switch, so
  * that it needs no stack frame of its own. */
-void fpar_barrier_at(fpar_item *it, const char *site) {
+int fpar_barrier_at(fpar_item *it, const char *site) {
   fpar__worker *w = fpar__self;
-  fpar__group_run *g = &w->run;
-  size_t cur = g->cur;
+  fpar__group_run *g;
+  size_t cur;
 
-  if (__builtin_expect(!g->fibers || (cur != 0 && g->site != site), 0)) {
-    fpar__barrier_slow(it, site);
-    return;
-  }
+  if (__builtin_expect(w == NULL, 0))
+    return fpar__barrier_outside(site);
+  g = &w->run;
+  cur = g->cur;
+  if (__builtin_expect(!g->fibers || (cur != 0 && g->site != site), 0))
+    return fpar__barrier_slow(w, it, site);
   if (cur == 0)
     g->site = site;
   fpar__group_pass_on(w, &g->ctx[cur]);
+  return 0;
 }
 
-void fpar_barrier(fpar_item *it) {
-  fpar_barrier_at(it, NULL);
+int fpar_barrier(fpar_item *it) {
+  return fpar_barrier_at(it, NULL);
 }

@@ -47,6 +47,15 @@ void fpar__ctx_switch(void **save, void *load);
  * routine must be resumed by the same routine. */
 void fpar__ctx_switch_shared_fpenv(void **save, void *load);
 
+/* The lowest byte of its stack that a context suspended by a switch (or
+ * made and not yet run) on a stack starting at stack_lo still uses: what
+ * must be kept to resume it.  Never below stack_lo. */
+void *fpar__ctx_live_lo(void *ctx, void *stack_lo);
+
+/* The stack pointer of the code a signal interrupted, from the handler's
+ * third argument; NULL when the implementation cannot tell. */
+void *fpar__ctx_signal_sp(const void *uctx);
+
 /* The implementation's name, for diagnostics ("x86_64-sysv" or
  * "ucontext"). */
 extern const char fpar__ctx_impl_name[];

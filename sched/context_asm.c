@@ -1,6 +1,8 @@
 /* context_asm.c - C side of the hand-written switch: building the first
- * frame of a fresh context (see context_x86_64_sysv.S for its layout). */
+ * frame of a fresh context (see context_x86_64_sysv.S for its layout),
+ * and where a suspended or interrupted context's stack ends. */
 #include <stdint.h>
+#include <ucontext.h>
 
 #include "fiberpar.h"
 #include "sched/context.h"
@@ -45,4 +47,21 @@ int fpar__ctx_self_init(void **ctx) {
 
 void fpar__ctx_self_destroy(void **ctx) {
   *ctx = NULL;
+}
+
+/* A suspended context's handle is its stack pointer, with the saved
+ * registers right above it. */
+void *fpar__ctx_live_lo(void *ctx, void *stack_lo) {
+  (void)stack_lo;
+  return ctx;
+}
+
+void *fpar__ctx_signal_sp(const void *uctx) {
+#if defined(__linux__)
+  return (void *)(uintptr_t)((const ucontext_t *)uctx)
+      ->uc_mcontext.gregs[REG_RSP];
+#else
+  (void)uctx;
+  return NULL;
+#endif
 }

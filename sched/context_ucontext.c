@@ -75,3 +75,16 @@ void fpar__ctx_switch(void **save, void *load) {
 void fpar__ctx_switch_shared_fpenv(void **save, void *load) {
   fpar__ctx_switch(save, load);
 }
+
+/* swapcontext's frames lie somewhere below the record: keep the whole
+ * stack. */
+void *fpar__ctx_live_lo(void *ctx, void *stack_lo) {
+  (void)ctx;
+  return stack_lo;
+}
+
+/* The layout of the signal context is machine-specific. */
+void *fpar__ctx_signal_sp(const void *uctx) {
+  (void)uctx;
+  return NULL;
+}

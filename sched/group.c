@@ -15,9 +15,12 @@
  * later arrival must have done the same, else the group fails with a
  * message instead of hanging.
  */
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "sched/abort.h"
+#include "sched/copystack.h"
 #include "sched/group.h"
 
 /* Work-items a kernel call starting at local x covers: the launch's lanes
@@ -72,7 +75,7 @@ fpar__exit_mismatch(fpar__worker *w, size_t i) {
   char items[64];
 
   fpar__describe_items(items, sizeof items, 0, i - 1, "waits", "wait");
-  fpar__group_abort(w, FPAR_EDIVERGENCE, i,
+  fpar__group_abort(w, FPAR_EDIVERGENCE,
                     "work-item %zu returned from the kernel while %s at the "
                     "barrier at %s",
                     i, items, fpar__site_name(w->run.site));
@@ -89,6 +92,8 @@ static void fpar__item_exit(fpar__worker *w) {
     g->site = FPAR__SITE_EXIT;
   else if (g->site != FPAR__SITE_EXIT)
     fpar__exit_mismatch(w, fpar__fiber_first_item(w->launch, i));
+  if (i != 0 && g->copy_stack)
+    fpar__copystack_vacate(&w->copy);
   fpar__group_pass_on(w, i == 0 ? &g->ctx[0] : &w->dead_ctx);
 }
 
@@ -109,22 +114,81 @@ static void fpar__fiber_main(void *arg) {
   fpar__item_exit(w);
 }
 
+void fpar__describe_running(const fpar__worker *w, char *buf, size_t len) {
+  const fpar__launch *l = w->launch;
+  const fpar__group_run *g = &w->run;
+  size_t first, fiber, lr0 = l->geo.local_range[0];
+  unsigned n;
+
+  if (l->model != FPAR__ND_RANGE) {
+    snprintf(buf, len, "the group function");
+    return;
+  }
+  if (g->fibers) {
+    fiber = g->cur;
+    first = fpar__fiber_first_item(l, fiber);
+  } else {
+    first = g->loop_item != NULL ? fpar_local_linear_id(g->loop_item) : 0;
+    fiber = first / lr0 * ((lr0 + l->lanes - 1) / l->lanes) +
+            first % lr0 / l->lanes;
+  }
+  n = fpar__lanes_at(l, first % lr0);
+  if (l->lanes > 1)
+    snprintf(buf, len, "work-items %zu-%zu (sub-group %zu)", first,
+             first + n - 1, fiber);
+  else
+    snprintf(buf, len, "work-item %zu", first);
+}
+
+void fpar__overflow_at_switch(fpar__worker *w) {
+  fpar__stack_overflow(w, NULL);
+}
+
+/* Room for the contexts of the group's fibers, and two spare entries. */
+static void fpar__group_reserve_contexts(fpar__worker *w) {
+  fpar__group_run *g = &w->run;
+  size_t n = g->size + 2;
+  void **ctx;
+
+  if (n <= w->cap_ctx)
+    return;
+  ctx = realloc(g->ctx, n * sizeof *ctx);
+  if (ctx == NULL)
+    fpar__group_abort(w, FPAR_ENOMEM, "no memory for %zu fiber contexts",
+                      g->size);
+  memset(ctx + w->cap_ctx, 0, (n - w->cap_ctx) * sizeof *ctx);
+  g->ctx = ctx;
+  w->cap_ctx = n;
+}
+
+/* Each fiber gets a slot of its own when the worker may hold that many;
+ * otherwise fibers 1.. share one (copy mode). */
 void fpar__group_promote(fpar__worker *w) {
   fpar__group_run *g = &w->run;
   const fpar__launch *l = w->launch;
-  uint64_t fpu;
+  uint64_t fpu = fpar__ctx_fpu_state();
   size_t i;
 
-  if (fpar__stack_pool_reserve(&w->stacks, g->size) != 0)
-    fpar__group_abort(w, FPAR_ENOMEM, 0, "no memory for %zu fiber stacks",
-                      g->size);
+  fpar__group_reserve_contexts(w);
   g->ctx[0] = w->runner_ctx;
-  fpu = fpar__ctx_fpu_state();
-  for (i = 1; i < g->size; i++) {
-    fpar__san_clean_stack(fpar__stack_lo(&w->stacks, i), w->stacks.stack_size);
-    g->ctx[i] =
-        fpar__ctx_make(fpar__stack_lo(&w->stacks, i),
-                       fpar__stack_hi(&w->stacks, i), fpar__fiber_main, w, fpu);
+  g->copy_stack = fpar__stack_pool_reserve(&w->stacks, g->size) != 0;
+  if (g->copy_stack) {
+    if (fpar__stack_pool_reserve(&w->stacks, FPAR__STACK_SLOTS_MIN) != 0)
+      fpar__group_abort(w, FPAR_ENOMEM,
+                        "no memory for the shared fiber stack of %zu fibers",
+                        g->size);
+    for (i = 1; i < g->size; i++)
+      g->ctx[i] = NULL;
+    if (fpar__copystack_begin(w, fpar__fiber_main, fpu) != 0)
+      fpar__group_abort(w, FPAR_ENOMEM,
+                        "no memory to track the stacks of %zu fibers", g->size);
+  } else {
+    for (i = 1; i < g->size; i++) {
+      fpar__san_clean_stack(fpar__stack_lo(&w->stacks, i), w->stacks.span);
+      g->ctx[i] = fpar__ctx_make(fpar__stack_lo(&w->stacks, i),
+                                 fpar__stack_hi(&w->stacks, i),
+                                 fpar__fiber_main, w, fpu);
+    }
   }
   g->start_id[0] = g->start_id[1] = g->start_id[2] = 0;
   fpar__next_local_id(g->start_id, l->geo.local_range, l->lanes);
@@ -208,29 +272,4 @@ void fpar__runner_main(void *arg) {
   fpar__worker_to_sched(w);
 }
 
-void fpar__group_abort(fpar__worker *w, int code, size_t item,
-                       const char *detail, ...) {
-  va_list ap;
-
-  w->fault.code = code;
-  w->fault.item = item;
-  w->fault.from_signal = 0;
-  va_start(ap, detail);
-  vsnprintf(w->fault.detail, sizeof w->fault.detail, detail, ap);
-  va_end(ap);
-  fpar__worker_to_sched(w);
-}
-
 const char fpar__site_exit[] = "(return from the kernel)";
-
-void fpar__describe_items(char *buf, size_t len, size_t first, size_t last,
-                          const char *one, const char *many) {
-  if (first == last)
-    snprintf(buf, len, "work-item %zu %s", first, one);
-  else
-    snprintf(buf, len, "work-items %zu-%zu %s", first, last, many);
-}
-
-const char *fpar__site_name(const char *site) {
-  return site != NULL ? site : "(unnamed call site)";
-}

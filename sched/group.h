@@ -4,43 +4,55 @@
 #ifndef FPAR_SCHED_GROUP_H
 #define FPAR_SCHED_GROUP_H
 
+#include "sched/abort.h"
 #include "sched/context.h"
 #include "sched/sanitizer.h"
 #include "sched/worker.h"
 
-/* The running work-item has arrived at the rendezvous: save its context in
- * *save and resume the next work-item in round-robin order (the last
- * arrival resumes work-item 0, which opens the next phase).  While the next
- * work-item runs, the saved frame of the one after it is fetched into the
+/* The slot fiber f runs on: its own, or in copy mode the runner's for
+ * fiber 0 and the shared one for the others. */
+static inline size_t fpar__fiber_slot(const fpar__group_run *g, size_t f) {
+  return g->copy_stack && f != 0 ? FPAR__COPY_SHARED_SLOT : f;
+}
+
+/* Seen at a switch: the running fiber's frames reach below its stack (a
+ * frame bigger than the guard jumped it without touching it). */
+_Noreturn void fpar__overflow_at_switch(fpar__worker *w);
+
+/* The running fiber has arrived at the rendezvous: save its context in
+ * *save and resume the next fiber in round-robin order (the last arrival
+ * resumes fiber 0, which opens the next phase); in copy mode the copier
+ * runs in between to put the next fiber on the shared stack.  While the
+ * next fiber runs, the saved frame of the one after it is fetched into the
  * cache: with a thousand fibers the frames no longer fit in L1.  (Past the
- * end of the group the prefetch reads a spare slot: harmless.) */
+ * end of the group, or for a fiber not yet started, the prefetch reads a
+ * spare slot or address 0: harmless.) */
 static inline void fpar__group_pass_on(fpar__worker *w, void **save) {
   fpar__group_run *g = &w->run;
   size_t cur = g->cur, next = cur + 1 == g->size ? 0 : cur + 1;
+  size_t slot = next;
   const char *frame;
-  void *fake;
+  void *load = g->ctx[next], *fake;
 
+  if (__builtin_expect((char *)__builtin_frame_address(0) <
+                           fpar__stack_lo(&w->stacks, fpar__fiber_slot(g, cur)),
+                       0))
+    fpar__overflow_at_switch(w);
+  if (__builtin_expect(g->copy_stack, 0) && next != 0) {
+    load = w->copy.copier_ctx;
+    slot = FPAR__COPY_COPIER_SLOT;
+  }
   g->cur = next;
   frame = g->ctx[cur + 2];
   __builtin_prefetch(frame);
   __builtin_prefetch(frame + 64);
   fpar__san_switch_out(save == &w->dead_ctx ? NULL : &fake,
-                       fpar__stack_lo(&w->stacks, next), w->stacks.stack_size);
+                       fpar__stack_lo(&w->stacks, slot), w->stacks.span);
   if (g->shared_fpenv)
-    fpar__ctx_switch_shared_fpenv(save, g->ctx[next]);
+    fpar__ctx_switch_shared_fpenv(save, load);
   else
-    fpar__ctx_switch(save, g->ctx[next]);
+    fpar__ctx_switch(save, load);
   fpar__san_switch_in(fake, NULL, NULL);
-}
-
-/* The 3-D id of the launch's group with linear id `linear`. */
-static inline void fpar__group_id(const fpar__launch *l, size_t linear,
-                                  size_t id[3]) {
-  const size_t *r = l->geo.group_range;
-
-  id[0] = linear % r[0];
-  id[1] = linear / r[0] % r[1];
-  id[2] = linear / r[0] / r[1];
 }
 
 /* Local linear id of the first work-item of fiber f (fibers of a lane
@@ -58,22 +70,13 @@ void fpar__run_group_function(fpar__worker *w, size_t linear);
  * until the launch has none left, then switches to the scheduler. */
 void fpar__runner_main(void *arg);
 
+/* Name the work-items the running fiber (or the barrier-free loop)
+ * carries, e.g. "work-item 5", "work-items 32-47 (sub-group 2)" or "the
+ * group function". */
+void fpar__describe_running(const fpar__worker *w, char *buf, size_t len);
+
 /* Turn the group into fibers at work-item 0's first barrier.  Work-item 0
  * keeps running on the runner fiber. */
 void fpar__group_promote(fpar__worker *w);
-
-/* End the group with a fault: record it and switch to the scheduler.
- * detail is a printf format for the fault's description. */
-_Noreturn void fpar__group_abort(fpar__worker *w, int code, size_t item,
-                                 const char *detail, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Write "work-item a <one>" or "work-items a-b <many>" into buf, e.g.
- * fpar__describe_items(buf, len, 0, 4, "waits", "wait"). */
-void fpar__describe_items(char *buf, size_t len, size_t first, size_t last,
-                          const char *one, const char *many);
-
-/* Name a barrier site for a message. */
-const char *fpar__site_name(const char *site);
 
 #endif

@@ -55,9 +55,10 @@ struct fpar_event {
   /* Called by the completing worker after the status is final and before
    * waiters wake. */
   void (*on_complete)(fpar__launch *l);
-  void *owner;              /* the queue, for on_complete */
-  _Atomic(void *) uv_async; /* uv_async_t to signal on completion */
-  fpar__launch *next;       /* scheduler FIFO */
+  void *owner;               /* the queue, for on_complete */
+  struct fpar__sched *sched; /* the scheduler that runs it */
+  _Atomic(void *) uv_async;  /* uv_async_t to signal on completion */
+  fpar__launch *next;        /* scheduler FIFO */
 
   /* Execution state. */
   atomic_int status; /* FPAR_QUEUED, FPAR_RUNNING, then final */
@@ -79,6 +80,16 @@ void fpar__launch_unref(fpar__launch *l);
 /* Record the first fault of a launch (later ones are dropped).  message is
  * copied. */
 void fpar__launch_fail(fpar__launch *l, int code, const char *message);
+
+/* The 3-D id of the launch's group with linear id `linear`. */
+static inline void fpar__group_id(const fpar__launch *l, size_t linear,
+                                  size_t id[3]) {
+  const size_t *r = l->geo.group_range;
+
+  id[0] = linear % r[0];
+  id[1] = linear / r[0] % r[1];
+  id[2] = linear / r[0] / r[1];
+}
 
 /* Nanoseconds on CLOCK_MONOTONIC. */
 uint64_t fpar__now_ns(void);

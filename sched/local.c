@@ -3,18 +3,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/error.h"
 #include "sched/group.h"
 
 /* Room for the next object description; the table only grows, it is
  * reused by every group the worker runs. */
-static fpar__local_obj *fpar__local_obj_slot(fpar__worker *w, size_t item) {
+static fpar__local_obj *fpar__local_obj_slot(fpar__worker *w) {
   fpar__group_run *g = &w->run;
 
   if (g->num_objects == g->cap_objects) {
     unsigned cap = g->cap_objects ? 2 * g->cap_objects : 8;
     fpar__local_obj *n = realloc(g->objects, cap * sizeof *n);
     if (n == NULL)
-      fpar__group_abort(w, FPAR_ENOMEM, item,
+      fpar__group_abort(w, FPAR_ENOMEM,
                         "no memory to track %u group-local objects", cap);
     g->objects = n;
     g->cap_objects = cap;
@@ -22,25 +23,42 @@ static fpar__local_obj *fpar__local_obj_slot(fpar__worker *w, size_t item) {
   return &g->objects[g->num_objects++];
 }
 
+/* The worker running the calling kernel, or NULL (with the error set) on
+ * a thread that runs none; fn names the call for the message. */
+static fpar__worker *fpar__local_worker(const char *fn) {
+  fpar__worker *w = fpar__self;
+
+  if (w == NULL)
+    fpar__set_error(FPAR_ENOTKERNEL,
+                    "%s called on a thread that runs no kernel", fn);
+  return w;
+}
+
 static void *fpar__group_local(fpar_item *it, size_t size, size_t align,
-                               int zero) {
-  fpar__group_run *g = it->run;
-  fpar__worker *w = (fpar__worker *)g;
-  unsigned k = it->local_calls++;
-  size_t i = fpar_local_linear_id(it);
+                               int zero, const char *fn) {
+  fpar__worker *w = fpar__local_worker(fn);
+  fpar__group_run *g;
+  unsigned k;
+  size_t i;
   fpar__local_obj *o;
+
+  if (w == NULL)
+    return NULL;
+  g = &w->run;
+  k = it->local_calls++;
+  i = fpar_local_linear_id(it);
 
   if (align == 0)
     align = 16;
-  if (align & (align - 1))
-    fpar__group_abort(w, FPAR_EGROUPLOCAL, i,
+  if ((align & (align - 1)) != 0 || align > FPAR_MAX_LOCAL_ALIGN)
+    fpar__group_abort(w, FPAR_EGROUPLOCAL,
                       "work-item %zu asked for group-local object %u with "
-                      "alignment %zu, which is not a power of two",
-                      i, k, align);
+                      "alignment %zu, which is not a power of two up to %d",
+                      i, k, align, FPAR_MAX_LOCAL_ALIGN);
   if (k < g->num_objects) {
     o = &g->objects[k];
     if (o->size != size || o->align != align)
-      fpar__group_abort(w, FPAR_EGROUPLOCAL, i,
+      fpar__group_abort(w, FPAR_EGROUPLOCAL,
                         "work-item %zu asked for group-local object %u with "
                         "%zu bytes (alignment %zu) but work-item %zu created "
                         "it with %zu bytes (alignment %zu)",
@@ -48,11 +66,11 @@ static void *fpar__group_local(fpar_item *it, size_t size, size_t align,
     return o->ptr;
   }
   /* The first work-item to make its k-th request creates object k. */
-  o = fpar__local_obj_slot(w, i);
+  o = fpar__local_obj_slot(w);
   o->ptr = fpar__arena_alloc(&w->arena, size, align);
   if (o->ptr == NULL) {
     g->num_objects--;
-    fpar__group_abort(w, FPAR_ELOCALMEM, i,
+    fpar__group_abort(w, FPAR_ELOCALMEM,
                       "group-local object %u of %zu bytes does not fit in "
                       "the %zu bytes left of the %zu-byte local-memory "
                       "arena; raise FIBERPAR_LOCAL_MEM_SIZE",
@@ -68,20 +86,25 @@ static void *fpar__group_local(fpar_item *it, size_t size, size_t align,
 }
 
 void *fpar_group_local_memory(fpar_item *it, size_t size, size_t align) {
-  return fpar__group_local(it, size, align, 1);
+  return fpar__group_local(it, size, align, 1, "fpar_group_local_memory");
 }
 
 void *fpar_group_local_memory_for_overwrite(fpar_item *it, size_t size,
                                             size_t align) {
-  return fpar__group_local(it, size, align, 0);
+  return fpar__group_local(it, size, align, 0,
+                           "fpar_group_local_memory_for_overwrite");
 }
 
 void *fpar_local_buffer(fpar_item *it, unsigned k) {
-  fpar__group_run *g = it->run;
-  fpar__worker *w = (fpar__worker *)g;
+  fpar__worker *w = fpar__local_worker("fpar_local_buffer");
+  fpar__group_run *g;
+
+  if (w == NULL)
+    return NULL;
+  g = &w->run;
 
   if (k >= w->launch->num_local_buffers)
-    fpar__group_abort(w, FPAR_ELOCALBUF, fpar_local_linear_id(it),
+    fpar__group_abort(w, FPAR_ELOCALBUF,
                       "work-item %zu asked for local buffer %u but the "
                       "launch has %u",
                       fpar_local_linear_id(it), k,

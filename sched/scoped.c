@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "lib/error.h"
 #include "sched/group.h"
 
 struct fpar_private_memory {
@@ -25,19 +26,24 @@ struct fpar_private_memory {
 
 /* ---- Rule checks -------------------------------------------------------- */
 
+/* The worker running the calling group function.  Only a worker running
+ * a scoped or hierarchical group gets here with a group; on a worker
+ * anything else is a group pointer used outside its kernel (which fails
+ * that kernel's launch), and on another thread the call returns NULL with
+ * FPAR_ENOTKERNEL set. */
 static fpar__worker *fpar__scoped_worker(const char *op) {
   fpar__worker *w = fpar__self;
 
-  /* Only a worker running a scoped or hierarchical group gets here with a
-   * group; anything else is a group pointer used outside its kernel. */
-  if (w == NULL || w->innermost == NULL) {
-    if (w != NULL)
-      fpar__group_abort(w, FPAR_ESCOPE, 0,
-                        "%s called outside a scoped or hierarchical group "
-                        "function",
-                        op);
+  if (w == NULL) {
+    fpar__set_error(FPAR_ENOTKERNEL,
+                    "%s called on a thread that runs no group function", op);
     return NULL;
   }
+  if (w->innermost == NULL)
+    fpar__group_abort(w, FPAR_ESCOPE,
+                      "%s called outside a scoped or hierarchical group "
+                      "function",
+                      op);
   return w;
 }
 
@@ -49,14 +55,14 @@ static fpar__worker *fpar__check_group_op(const fpar_group *g, const char *op) {
   if (w == NULL)
     return NULL;
   if (w->inside != NULL)
-    fpar__group_abort(w, FPAR_ESCOPE, 0,
+    fpar__group_abort(w, FPAR_ESCOPE,
                       "%s called inside %s (scoped rule 2: group "
                       "operations, distribute_*, single_item and memory "
                       "requests must not be made from within "
                       "distribute_items)",
                       op, w->inside);
   if (g != w->innermost)
-    fpar__group_abort(w, FPAR_ESCOPE, 0,
+    fpar__group_abort(w, FPAR_ESCOPE,
                       "%s called on a %s that is not the innermost group "
                       "(scoped rule 1: operate on the group closest in the "
                       "nesting)",
@@ -136,24 +142,29 @@ static void fpar__items_loop(fpar__worker *w, const fpar_group *g,
   w->inside = NULL;
 }
 
-void fpar_distribute_items(fpar_group *g, fpar_s_item_fn fn, void *ctx) {
+int fpar_distribute_items(fpar_group *g, fpar_s_item_fn fn, void *ctx) {
   fpar__worker *w = fpar__check_group_op(g, "fpar_distribute_items");
 
-  if (w != NULL)
-    fpar__items_loop(w, g, "fpar_distribute_items", fn, NULL, ctx, 0);
+  if (w == NULL)
+    return FPAR_ENOTKERNEL;
+  fpar__items_loop(w, g, "fpar_distribute_items", fn, NULL, ctx, 0);
+  return 0;
 }
 
-void fpar_distribute_items_and_wait(fpar_group *g, fpar_s_item_fn fn,
-                                    void *ctx) {
-  fpar_distribute_items(g, fn, ctx);
-  fpar_group_barrier(g);
+int fpar_distribute_items_and_wait(fpar_group *g, fpar_s_item_fn fn,
+                                   void *ctx) {
+  int err = fpar_distribute_items(g, fn, ctx);
+
+  return err ? err : fpar_group_barrier(g);
 }
 
-void fpar_distribute_items_rows(fpar_group *g, fpar_s_row_fn row, void *ctx) {
+int fpar_distribute_items_rows(fpar_group *g, fpar_s_row_fn row, void *ctx) {
   fpar__worker *w = fpar__check_group_op(g, "fpar_distribute_items_rows");
 
-  if (w != NULL)
-    fpar__items_loop(w, g, "fpar_distribute_items_rows", NULL, row, ctx, 0);
+  if (w == NULL)
+    return FPAR_ENOTKERNEL;
+  fpar__items_loop(w, g, "fpar_distribute_items_rows", NULL, row, ctx, 0);
+  return 0;
 }
 
 /* ---- Nested groups ------------------------------------------------------- */
@@ -175,14 +186,14 @@ static fpar_fence_scope fpar__split(const fpar_group *g, unsigned width,
   return FPAR_FENCE_WORK_ITEM;
 }
 
-void fpar_distribute_groups(fpar_group *g, fpar_group_fn fn, void *ctx) {
+int fpar_distribute_groups(fpar_group *g, fpar_group_fn fn, void *ctx) {
   fpar__worker *w = fpar__check_group_op(g, "fpar_distribute_groups");
   size_t size[3], id[3];
   fpar_group sub;
   unsigned d;
 
   if (w == NULL)
-    return;
+    return FPAR_ENOTKERNEL;
   sub = *g;
   sub.scope = fpar__split(g, w->launch->subgroup_size, size);
   sub.parent = g;
@@ -202,27 +213,34 @@ void fpar_distribute_groups(fpar_group *g, fpar_group_fn fn, void *ctx) {
         fn(&sub, ctx);
       }
   w->innermost = g;
+  return 0;
 }
 
-void fpar_distribute_groups_and_wait(fpar_group *g, fpar_group_fn fn,
-                                     void *ctx) {
-  fpar_distribute_groups(g, fn, ctx);
-  fpar_group_barrier(g);
+int fpar_distribute_groups_and_wait(fpar_group *g, fpar_group_fn fn,
+                                    void *ctx) {
+  int err = fpar_distribute_groups(g, fn, ctx);
+
+  return err ? err : fpar_group_barrier(g);
 }
 
-void fpar_single_item(fpar_group *g, fpar_single_fn fn, void *ctx) {
-  if (fpar__check_group_op(g, "fpar_single_item") != NULL)
-    fn(ctx);
+int fpar_single_item(fpar_group *g, fpar_single_fn fn, void *ctx) {
+  if (fpar__check_group_op(g, "fpar_single_item") == NULL)
+    return FPAR_ENOTKERNEL;
+  fn(ctx);
+  return 0;
 }
 
-void fpar_single_item_and_wait(fpar_group *g, fpar_single_fn fn, void *ctx) {
-  fpar_single_item(g, fn, ctx);
-  fpar_group_barrier(g);
+int fpar_single_item_and_wait(fpar_group *g, fpar_single_fn fn, void *ctx) {
+  int err = fpar_single_item(g, fn, ctx);
+
+  return err ? err : fpar_group_barrier(g);
 }
 
-void fpar_group_barrier(fpar_group *g) {
-  if (fpar__check_group_op(g, "fpar_group_barrier") != NULL)
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+int fpar_group_barrier(fpar_group *g) {
+  if (fpar__check_group_op(g, "fpar_group_barrier") == NULL)
+    return FPAR_ENOTKERNEL;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  return 0;
 }
 
 /* ---- Memory -------------------------------------------------------------- */
@@ -233,7 +251,7 @@ static void *fpar__env_alloc(fpar__worker *w, size_t size, size_t align,
   void *p = fpar__arena_alloc(&w->arena, size, align);
 
   if (p == NULL)
-    fpar__group_abort(w, FPAR_ELOCALMEM, 0,
+    fpar__group_abort(w, FPAR_ELOCALMEM,
                       "%s %u needs %zu bytes but %zu of the %zu-byte "
                       "local-memory arena are left; raise "
                       "FIBERPAR_LOCAL_MEM_SIZE",
@@ -256,15 +274,17 @@ fpar__private_alloc(fpar__worker *w, const fpar_group *g, const size_t range[3],
                     int physical, const fpar_mem_request *r, unsigned k) {
   size_t align = r->align ? r->align : 16, slots, stride, i;
   fpar_private_memory *pm;
+  int overflow;
 
-  stride = (r->size + align - 1) / align * align;
   slots = range[0] * range[1] * range[2];
   pm = fpar__env_alloc(w, sizeof *pm, alignof(fpar_private_memory),
                        "private memory record", k);
-  if (stride != 0 && slots > SIZE_MAX / stride)
-    fpar__group_abort(w, FPAR_ELOCALMEM, 0,
+  overflow = __builtin_add_overflow(r->size, align - 1, &stride);
+  stride &= ~(align - 1);
+  if (overflow || (stride != 0 && slots > SIZE_MAX / stride))
+    fpar__group_abort(w, FPAR_ELOCALMEM,
                       "private memory %u: %zu items x %zu bytes overflow", k,
-                      slots, stride);
+                      slots, r->size);
   pm->base = fpar__env_alloc(w, slots * stride, align, "private memory", k);
   pm->stride = stride;
   pm->group = g;
@@ -280,25 +300,26 @@ static void fpar__check_request(fpar__worker *w, const fpar_mem_request *r,
                                 unsigned k) {
   size_t align = r->align ? r->align : 16;
 
-  if ((align & (align - 1)) != 0 ||
+  if ((align & (align - 1)) != 0 || align > FPAR_MAX_LOCAL_ALIGN ||
       (r->kind != FPAR_MEM_LOCAL && r->kind != FPAR_MEM_PRIVATE) ||
       (r->init != NULL && (r->init_size == 0 || r->size % r->init_size != 0)))
-    fpar__group_abort(w, FPAR_EINVAL, 0,
+    fpar__group_abort(w, FPAR_EINVAL,
                       "memory request %u is malformed: kind %d, %zu bytes, "
-                      "alignment %zu, initial value of %zu bytes (it must "
-                      "divide the size)",
-                      k, (int)r->kind, r->size, align, r->init_size);
+                      "alignment %zu (a power of two up to %d), initial "
+                      "value of %zu bytes (it must divide the size)",
+                      k, (int)r->kind, r->size, align, FPAR_MAX_LOCAL_ALIGN,
+                      r->init_size);
 }
 
-void fpar_memory_environment(fpar_group *g, const fpar_mem_request *reqs,
-                             unsigned n, fpar_env_fn fn, void *ctx) {
+int fpar_memory_environment(fpar_group *g, const fpar_mem_request *reqs,
+                            unsigned n, fpar_env_fn fn, void *ctx) {
   fpar__worker *w = fpar__check_group_op(g, "fpar_memory_environment");
   size_t mark;
   void **mem;
   unsigned k;
 
   if (w == NULL)
-    return;
+    return FPAR_ENOTKERNEL;
   mark = fpar__arena_mark(&w->arena);
   mem = fpar__env_alloc(w, (n ? n : 1) * sizeof *mem, alignof(void *),
                         "memory request table", n);
@@ -316,26 +337,26 @@ void fpar_memory_environment(fpar_group *g, const fpar_mem_request *reqs,
   }
   fn(g, mem, ctx);
   fpar__arena_release(&w->arena, mark);
+  return 0;
 }
 
 void *fpar_private_at(const fpar_private_memory *pm, const fpar_s_item *si) {
+  fpar__worker *w = fpar__scoped_worker("fpar_private_at");
   size_t id[3];
   unsigned d;
 
+  if (w == NULL)
+    return NULL;
   for (d = 0; d < 3; d++) {
     id[d] = pm->physical ? si->physical_id[d]
                          : si->group_local_id[d] - pm->group->offset[d];
-    if (id[d] >= pm->range[d]) {
-      fpar__worker *w = fpar__self;
-      if (w != NULL)
-        fpar__group_abort(w, FPAR_ESCOPE, 0,
-                          "fpar_private_at: item (%zu,%zu,%zu) of the work "
-                          "group is outside the group its private memory "
-                          "belongs to",
-                          si->group_local_id[0], si->group_local_id[1],
-                          si->group_local_id[2]);
-      return NULL;
-    }
+    if (id[d] >= pm->range[d])
+      fpar__group_abort(w, FPAR_ESCOPE,
+                        "fpar_private_at: item (%zu,%zu,%zu) of the work "
+                        "group is outside the group its private memory "
+                        "belongs to",
+                        si->group_local_id[0], si->group_local_id[1],
+                        si->group_local_id[2]);
   }
   return pm->base +
          pm->stride * (id[0] + pm->range[0] * (id[1] + pm->range[1] * id[2]));
@@ -343,8 +364,8 @@ void *fpar_private_at(const fpar_private_memory *pm, const fpar_s_item *si) {
 
 /* ---- Hierarchical parallelism -------------------------------------------- */
 
-void fpar_parallel_for_work_item_range(fpar_group *g, fpar_range logical,
-                                       fpar_s_item_fn fn, void *ctx) {
+int fpar_parallel_for_work_item_range(fpar_group *g, fpar_range logical,
+                                      fpar_s_item_fn fn, void *ctx) {
   const char *op = "fpar_parallel_for_work_item";
   fpar__worker *w = fpar__check_group_op(g, op);
   size_t l[3];
@@ -353,43 +374,45 @@ void fpar_parallel_for_work_item_range(fpar_group *g, fpar_range logical,
   unsigned d;
 
   if (w == NULL)
-    return;
+    return FPAR_ENOTKERNEL;
   if (logical.dims != g->dims)
-    fpar__group_abort(w, FPAR_EDIM, 0,
+    fpar__group_abort(w, FPAR_EDIM,
                       "%s: logical range of %u dimensions in a %u-dimensional "
                       "group",
                       op, logical.dims, g->dims);
-  /* The items see a group whose logical range is this call's. */
+  /* The items see a group whose logical range is this call's; their
+   * global id and range stay those of the physical work-item running them
+   * and of the launch (SYCL 1.2.1, 4.8.1.7: h_item::get_global() is "the
+   * work-item's position in the global iteration space as provided upon
+   * kernel invocation"). */
   view = *g;
-  for (d = 0; d < 3; d++) {
+  for (d = 0; d < 3; d++)
     view.local_range[d] = d < logical.dims ? logical.size[d] : 1;
-    view.global_origin[d] = g->id[d] * view.local_range[d];
-    view.global_range[d] = g->range[d] * view.local_range[d];
-  }
   w->inside = op;
   for (l[2] = 0; l[2] < view.local_range[2]; l[2]++)
     for (l[1] = 0; l[1] < view.local_range[1]; l[1]++)
       for (l[0] = 0; l[0] < view.local_range[0]; l[0]++) {
         for (d = 0; d < 3; d++) {
           si.local_id[d] = si.group_local_id[d] = l[d];
-          si.global_id[d] = view.global_origin[d] + l[d];
           si.physical_id[d] = l[d] % g->physical_range[d];
+          si.global_id[d] = g->global_origin[d] + si.physical_id[d];
         }
         si.group = &view;
         fn(&si, ctx);
       }
   w->inside = NULL;
   __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the implicit barrier */
+  return 0;
 }
 
-void fpar_parallel_for_work_item_rows(fpar_group *g, fpar_s_row_fn row,
-                                      void *ctx) {
+int fpar_parallel_for_work_item_rows(fpar_group *g, fpar_s_row_fn row,
+                                     void *ctx) {
   fpar__worker *w = fpar__check_group_op(g, "fpar_parallel_for_work_item");
   fpar_group view;
   unsigned d;
 
   if (w == NULL)
-    return;
+    return FPAR_ENOTKERNEL;
   /* The physical work-items, each its own logical item. */
   view = *g;
   for (d = 0; d < 3; d++) {
@@ -399,14 +422,15 @@ void fpar_parallel_for_work_item_rows(fpar_group *g, fpar_s_row_fn row,
   }
   fpar__items_loop(w, &view, "fpar_parallel_for_work_item", NULL, row, ctx, 1);
   __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the implicit barrier */
+  return 0;
 }
 
-void fpar_parallel_for_work_item(fpar_group *g, fpar_s_item_fn fn, void *ctx) {
+int fpar_parallel_for_work_item(fpar_group *g, fpar_s_item_fn fn, void *ctx) {
   fpar_range r = {
       g->dims,
       {g->physical_range[0], g->physical_range[1], g->physical_range[2]}};
 
-  fpar_parallel_for_work_item_range(g, r, fn, ctx);
+  return fpar_parallel_for_work_item_range(g, r, fn, ctx);
 }
 
 fpar_private_memory *fpar_private_memory_create(fpar_group *g, size_t size) {

@@ -18,7 +18,9 @@
 #include "lib/error.h"
 #include "sched/context.h"
 #include "sched/fault.h"
+#include "sched/fork.h"
 #include "sched/group.h"
+#include "sched/guard.h"
 #include "sched/sanitizer.h"
 #include "sched/sched.h"
 #include "sched/sync.h"
@@ -46,6 +48,16 @@ struct fpar__sched {
   uv_sem_t started; /* each worker posts once its memory is ready */
   atomic_int start_error;
   char start_message[256];
+
+  /* The record outlives fpar__sched_destroy() while events refer to it:
+   * one reference for the runtime, one per event handle. */
+  atomic_int refs;
+  unsigned fork_generation; /* fpar__fork_generation() at creation */
+
+  /* Fiber stacks: the slots each worker may hold, and whether guards are
+   * page-table marks (see stack.h and guard.h). */
+  size_t stack_limit;
+  int stack_marks;
 };
 
 typedef struct fpar__worker_start {
@@ -144,6 +156,7 @@ static void fpar__sched_activate(fpar__sched *s, fpar__launch *l) {
 
 void fpar__sched_submit(fpar__sched *s, fpar__launch *l) {
   fpar__launch_ref(l);
+  l->sched = s;
   l->submit_ns = fpar__now_ns();
   fpar__sched_lock(s);
   l->seq = ++s->next_seq;
@@ -180,21 +193,35 @@ static void fpar__sched_complete(fpar__sched *s, fpar__launch *l) {
   fpar__launch_unref(l);
 }
 
-void fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
-                      const void *arg) {
-  fpar__spin spin = {0, 0};
+int fpar__sched_usable(const fpar__sched *s) {
+  return s->fork_generation == fpar__fork_generation() ? 0 : FPAR_EFORK;
+}
 
+int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
+                     const void *arg) {
+  fpar__spin spin = {0, 0};
+  int err;
+
+  if (done(arg))
+    return 0;
+  if ((err = fpar__sched_usable(s)) != 0)
+    return err;
+  /* A kernel that waits for its own runtime's work waits for launches
+   * queued behind its own, which cannot start before it returns. */
+  if (fpar__self != NULL && fpar__self->sched == s)
+    return FPAR_EDEADLOCK;
   while (!done(arg))
     if (!fpar__spin_step(&spin, s->cfg.spin_us))
       break;
   if (done(arg))
-    return;
+    return 0;
   uv_mutex_lock(&s->lock);
   s->waiters++;
   while (!done(arg))
     uv_cond_wait(&s->done_cond, &s->lock);
   s->waiters--;
   uv_mutex_unlock(&s->lock);
+  return 0;
 }
 
 /* ---- Worker loop ------------------------------------------------------ */
@@ -241,15 +268,24 @@ static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
 static void fpar__worker_report_fault(fpar__worker *w) {
   const fpar__group_run *g = &w->run;
   fpar__launch *l = w->launch;
-  char msg[768];
+  char msg[768], items[96];
 
-  if (w->fault.from_signal) {
+  if (w->fault.overflow) {
     fpar__fault_after_signal();
-    snprintf(w->fault.detail, sizeof w->fault.detail,
-             "work-item %zu overflowed its %zu-byte fiber stack (fault at "
-             "%p); raise FIBERPAR_STACK_SIZE or fpar_runtime_opts."
-             "stack_size",
-             w->fault.item, w->stacks.stack_size, w->fault.addr);
+    fpar__describe_running(w, items, sizeof items);
+    if (w->fault.addr != NULL)
+      snprintf(w->fault.detail, sizeof w->fault.detail,
+               "%s overflowed the %zu-byte fiber stack (fault at %p); raise "
+               "FIBERPAR_STACK_SIZE or fpar_runtime_opts.stack_size",
+               items, w->stacks.stack_size, w->fault.addr);
+    else
+      snprintf(w->fault.detail, sizeof w->fault.detail,
+               "%s overflowed the %zu-byte fiber stack: at a barrier its "
+               "frames reached below the stack, past the %zu-byte guard; "
+               "raise FIBERPAR_STACK_SIZE or fpar_runtime_opts.stack_size, "
+               "and compile kernels with -fstack-clash-protection so that "
+               "such frames fault at once",
+               items, w->stacks.stack_size, (size_t)FPAR__STACK_GUARD);
   }
   snprintf(msg, sizeof msg, "kernel '%s', work-group (%zu,%zu,%zu): %s",
            l->name, g->group_id[0], g->group_id[1], g->group_id[2],
@@ -270,15 +306,9 @@ static void fpar__worker_enter(fpar__worker *w, fpar__launch *l) {
   w->run.arena_mark = fpar__arena_mark(&w->arena);
 }
 
-void fpar__worker_to_sched(fpar__worker *w) {
-  fpar__san_switch_out(NULL, w->thread_stack_lo, w->thread_stack_size);
-  fpar__ctx_switch(&w->dead_ctx, w->sched_ctx);
-  __builtin_unreachable();
-}
-
 static void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
   char *lo = fpar__stack_lo(&w->stacks, 0);
-  size_t size = w->stacks.stack_size;
+  size_t size = w->stacks.span;
 
   fpar__worker_enter(w, l);
   for (;;) {
@@ -288,7 +318,9 @@ static void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
     w->runner_ctx = fpar__ctx_make(lo, fpar__stack_hi(&w->stacks, 0),
                                    fpar__runner_main, w, fpar__ctx_fpu_state());
     fpar__san_switch_out(&fake, lo, size);
+    w->in_kernels = 1;
     fpar__ctx_switch(&w->sched_ctx, w->runner_ctx);
+    w->in_kernels = 0;
     fpar__san_switch_in(fake, NULL, NULL);
     if (w->fault.code == 0)
       break;
@@ -322,14 +354,12 @@ static int fpar__worker_init(fpar__worker *w, fpar__sched *s, unsigned i) {
   w->index = i;
   w->sched = s;
   w->run.shared_fpenv = s->cfg.fpenv == FPAR_FPENV_SHARED;
-  fpar__stack_pool_init(&w->stacks, s->topo, i, s->cfg.stack_size);
+  fpar__stack_pool_init(&w->stacks, s->topo, i, s->cfg.stack_size,
+                        s->stack_limit, s->stack_marks);
   if ((err = fpar__arena_init(&w->arena, s->topo, i, s->cfg.local_mem_size)))
     return err;
   if ((err = fpar__stack_pool_reserve(&w->stacks, 1)))
     return err;
-  w->run.ctx = calloc(s->cfg.max_group_size + 2, sizeof *w->run.ctx);
-  if (w->run.ctx == NULL)
-    return FPAR_ENOMEM;
   if ((err = fpar__ctx_self_init(&w->sched_ctx)) ||
       (err = fpar__ctx_self_init(&w->dead_ctx)))
     return err;
@@ -342,6 +372,7 @@ static void fpar__worker_destroy(fpar__worker *w) {
   fpar__ctx_self_destroy(&w->dead_ctx);
   free(w->run.ctx);
   free(w->run.objects);
+  fpar__copystack_destroy(&w->copy);
   fpar__stack_pool_destroy(&w->stacks);
   fpar__arena_destroy(&w->arena);
   free(w);
@@ -400,14 +431,28 @@ static void fpar__sched_join(fpar__sched *s, unsigned started) {
     uv_thread_join(&s->threads[i]);
 }
 
-static void fpar__sched_free(fpar__sched *s) {
+/* Free what the workers needed; the record itself (with the lock and the
+ * condition that waiters use) goes with the last reference. */
+static void fpar__sched_free_workers(fpar__sched *s) {
   uv_sem_destroy(&s->started);
-  uv_cond_destroy(&s->done_cond);
   uv_cond_destroy(&s->work_cond);
-  uv_mutex_destroy(&s->lock);
   fpar__topo_destroy(s->topo);
   free(s->threads);
   free(s->workers);
+  s->topo = NULL;
+  s->threads = NULL;
+  s->workers = NULL;
+}
+
+void fpar__sched_ref(fpar__sched *s) {
+  atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+}
+
+void fpar__sched_unref(fpar__sched *s) {
+  if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
+    return;
+  uv_cond_destroy(&s->done_cond);
+  uv_mutex_destroy(&s->lock);
   free(s);
 }
 
@@ -455,11 +500,21 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
     free(s);
     return fpar__set_error(err, "cannot install the SIGSEGV handler");
   }
+  if ((err = fpar__fork_watch()) != 0) {
+    free(s);
+    return fpar__set_error(err, "cannot register the fork handler");
+  }
   if ((err = fpar__topo_create(&s->topo, cfg)) != 0) {
     free(s);
     return err; /* fpar__topo_create said why */
   }
   s->num_workers = fpar__topo_num_workers(s->topo);
+  s->stack_marks = !cfg->stack_guard_prot && fpar__guard_marks_available();
+  s->stack_limit =
+      cfg->max_stacks != 0
+          ? cfg->max_stacks
+          : fpar__stack_budget(s->num_workers, cfg->max_group_size + 1,
+                               s->stack_marks);
   s->workers = calloc(s->num_workers, sizeof *s->workers);
   s->threads = calloc(s->num_workers, sizeof *s->threads);
   if (s->workers == NULL || s->threads == NULL ||
@@ -475,8 +530,11 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
   }
   atomic_init(&s->active_seq, 0);
   atomic_init(&s->start_error, 0);
+  atomic_init(&s->refs, 1);
+  s->fork_generation = fpar__fork_generation();
   if ((err = fpar__sched_start_workers(s)) != 0) {
-    fpar__sched_free(s);
+    fpar__sched_free_workers(s);
+    fpar__sched_unref(s);
     return err;
   }
   *out = s;
@@ -485,7 +543,8 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
 
 void fpar__sched_destroy(fpar__sched *s) {
   fpar__sched_join(s, s->num_workers);
-  fpar__sched_free(s);
+  fpar__sched_free_workers(s);
+  fpar__sched_unref(s);
 }
 
 unsigned fpar__sched_num_workers(const fpar__sched *s) {

@@ -8,6 +8,7 @@
 
 #include "fiberpar.h"
 #include "sched/arena.h"
+#include "sched/copystack.h"
 #include "sched/launch.h"
 #include "sched/stack.h"
 
@@ -22,16 +23,18 @@ typedef struct fpar__local_obj {
 } fpar__local_obj;
 
 /* The group a worker is running.  The first members are the barrier's hot
- * state and share one cache line.  Work-items reach every rendezvous in
- * local-id order, so the running one's id is also the number of work-items
- * that have arrived before it. */
+ * state and share one cache line.  Fiber f carries work-item f, or the
+ * f-th sub-group of a lane kernel (fpar__fiber_first_item()).  Fibers
+ * reach every rendezvous in order, so the running one's index is also the
+ * number of fibers that have arrived before it. */
 typedef struct fpar__group_run {
-  size_t cur;         /* local linear id of the running work-item */
-  size_t size;        /* work-items in the group */
+  size_t cur;         /* index of the running fiber */
+  size_t size;        /* fibers of the group */
   const char *site;   /* what the rendezvous' first arrival did */
-  void **ctx;         /* ctx[i]: saved context of work-item i; 2 spare slots */
+  void **ctx;         /* ctx[f]: saved context of fiber f; 2 spare slots */
   int fibers;         /* 1 once promoted from a loop to fibers */
   int shared_fpenv;   /* fibers switch without the FPU control words */
+  int copy_stack;     /* fibers 1.. share one stack (copystack.h) */
   size_t start_id[3]; /* local id of the next fiber to start */
   size_t group_id[3];
   void *local_buffers[FPAR_MAX_LOCAL_BUFFERS];
@@ -48,9 +51,9 @@ extern const char fpar__site_exit[];
 /* A fault that ends the running group. */
 typedef struct fpar__fault {
   int code;         /* 0 when there is none */
-  size_t item;      /* local linear id of the faulting work-item */
-  int from_signal;  /* raised by the SIGSEGV handler */
-  const void *addr; /* faulting address, for signals */
+  int overflow;     /* a stack overflow: the scheduler writes the detail */
+  const void *addr; /* faulting address of an overflow; NULL: seen at a
+                       switch */
   char detail[384];
 } fpar__fault;
 
@@ -65,10 +68,13 @@ typedef struct fpar__worker {
   void *dead_ctx;       /* save slot of contexts that never resume */
   void *runner_ctx;     /* work-item 0, which also takes the groups */
   fpar__stack_pool stacks;
+  fpar__copystack copy;
+  size_t cap_ctx; /* entries of run.ctx */
   fpar__arena arena;
   fpar__fault fault;
   void *altstack;
   size_t altstack_size;
+  int in_kernels; /* the runner or a fiber runs, not the scheduler */
   const void *thread_stack_lo; /* the scheduler's stack, for sanitizers */
   size_t thread_stack_size;
   /* Scoped and hierarchical groups: the innermost group, and the name of
@@ -84,9 +90,6 @@ _Static_assert(offsetof(fpar__worker, run) == 0,
 /* The worker running on this thread, NULL on other threads. */
 extern __thread fpar__worker *fpar__self
     __attribute__((tls_model("initial-exec")));
-
-/* Leave the running fiber for good and resume the scheduler. */
-_Noreturn void fpar__worker_to_sched(fpar__worker *w);
 
 /* Take the next group of the worker's launch: from its own chunk, else
  * from another worker's.  Returns 1 and the linear group id, or 0. */

@@ -192,11 +192,11 @@ static void check_wg_record(const hier_config *c, const wg_record *r,
   ck_assert_uint_eq(r->physical_linear, fpar_test_volume(c->size.size));
 }
 
-/* Logical item l of work group w runs on physical item l mod the group
- * size.  Its global id is w * logical range + l among groups * logical
- * range logical items: the global range is "the logical items of the
- * launch" (struct fpar_group, fpar_s_item_get_global_range()), as in
- * AdaptiveCpp's h_item; with the plain form both are the physical ones. */
+/* Logical item l of work group w runs on physical item p = l mod the
+ * group size.  Its global id and range are SYCL's (1.2.1, 4.8.1.7, which
+ * the SYCL CTS hierarchical non_uniform_local_range test relies on): the
+ * physical work-item's, w * group size + p among groups * group size,
+ * whatever the logical range. */
 static void check_h_record(const hier_config *c, const h_record *r, size_t wg,
                            size_t l) {
   const size_t *size = c->size.size, *logical = c->logical.size;
@@ -208,8 +208,8 @@ static void check_h_record(const hier_config *c, const h_record *r, size_t wg,
   fpar_test_id_of(l, logical, lid);
   for (d = 0; d < 3; d++) {
     phys[d] = lid[d] % size[d];
-    gid[d] = w[d] * logical[d] + lid[d];
-    global[d] = c->groups.size[d] * logical[d];
+    gid[d] = w[d] * size[d] + phys[d];
+    global[d] = c->groups.size[d] * size[d];
   }
   snprintf(where, sizeof where, "work group %zu, logical item (%zu,%zu,%zu)",
            wg, lid[0], lid[1], lid[2]);

@@ -12,6 +12,15 @@
 
 #define FPAR_TEST_TIMEOUT 60
 
+/* Built with a sanitizer, whose runtime maps memory of its own as it goes:
+ * counts of the process's mappings and resident memory then say nothing
+ * about the library. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define FPAR_TEST_SANITIZED 1
+#else
+#define FPAR_TEST_SANITIZED 0
+#endif
+
 /* ck_assert that a libfiberpar call returned 0, printing the code's name
  * and the detail message otherwise. */
 #define ck_assert_fpar_ok(expr)                                                \

@@ -23,7 +23,9 @@
  * distribute_items is a loop over the logical items, leader() is always
  * true and group_barrier() is a memory fence.  The scoped rules are checked
  * at run time and a broken rule fails the launch with FPAR_ESCOPE and a
- * message naming the rule, instead of silently doing something else.
+ * message naming the rule, instead of silently doing something else (such
+ * a call does not return).  Group operations return 0; called on a thread
+ * that runs no group function they do nothing and return FPAR_ENOTKERNEL.
  */
 #ifndef FIBERPAR_SCOPED_H
 #define FIBERPAR_SCOPED_H
@@ -54,7 +56,8 @@ struct fpar_group {
   size_t offset[3];         /* first logical item, within the work group */
   size_t physical_range[3]; /* physical work-items */
   size_t global_origin[3];  /* global id of the work group's item 0 */
-  size_t global_range[3];   /* logical items of the launch */
+  size_t global_range[3];   /* logical items of the launch (hierarchical:
+                               physical work-items) */
   const fpar_group *parent; /* NULL for the work group */
 };
 
@@ -224,8 +227,9 @@ static inline size_t fpar_s_item_get_local_range(const fpar_s_item *si,
   return fpar_group_get_logical_local_range(g, dim);
 }
 
-/** \brief h_item: global id. \param hi the item. \param dim 0..2.
- *  \return the id. */
+/** \brief h_item: global id: the physical work-item's, also under a
+ *  logical range (SYCL 1.2.1 h_item::get_global_id()).  \param hi the
+ *  item. \param dim 0..2. \return the id. */
 static inline size_t fpar_h_item_get_global_id(const fpar_h_item *hi,
                                                unsigned dim) {
   return fpar_s_item_get_global_id(hi, dim);
@@ -260,8 +264,9 @@ static inline size_t fpar_h_item_get_physical_local_range(const fpar_h_item *hi,
                                                           unsigned dim) {
   return fpar_group_get_physical_local_range(hi->group, dim);
 }
-/** \brief h_item: global range. \param hi the item. \param dim 0..2.
- *  \return the extent. */
+/** \brief h_item: global range: the launch's (work groups times physical
+ *  work-items), also under a logical range.  \param hi the item.
+ *  \param dim 0..2. \return the extent. */
 static inline size_t fpar_h_item_get_global_range(const fpar_h_item *hi,
                                                   unsigned dim) {
   return fpar_s_item_get_global_range(hi, dim);
@@ -292,14 +297,17 @@ FPAR_EXTERN int fpar_parallel(fpar_queue *q, fpar_range num_groups,
  * \param g the innermost group.
  * \param fn the body.
  * \param ctx passed to fn.
+ * \return 0; FPAR_ENOTKERNEL on a thread that runs no group function.
  */
-FPAR_EXTERN void fpar_distribute_items(fpar_group *g, fpar_s_item_fn fn,
-                                       void *ctx);
+FPAR_EXTERN int fpar_distribute_items(fpar_group *g, fpar_s_item_fn fn,
+                                      void *ctx);
 /** \brief fpar_distribute_items() followed by fpar_group_barrier().
  *  \param g the innermost group. \param fn the body.
- *  \param ctx passed to fn. */
-FPAR_EXTERN void fpar_distribute_items_and_wait(fpar_group *g,
-                                                fpar_s_item_fn fn, void *ctx);
+ *  \param ctx passed to fn.
+ *  \return 0; FPAR_ENOTKERNEL on a thread that runs no group
+ *  function. */
+FPAR_EXTERN int fpar_distribute_items_and_wait(fpar_group *g, fpar_s_item_fn fn,
+                                               void *ctx);
 
 /**
  * \brief fpar_distribute_items() with a row runner from
@@ -308,9 +316,10 @@ FPAR_EXTERN void fpar_distribute_items_and_wait(fpar_group *g,
  * \param g the innermost group.
  * \param row the row runner.
  * \param ctx passed to the body.
+ * \return 0; FPAR_ENOTKERNEL on a thread that runs no group function.
  */
-FPAR_EXTERN void fpar_distribute_items_rows(fpar_group *g, fpar_s_row_fn row,
-                                            void *ctx);
+FPAR_EXTERN int fpar_distribute_items_rows(fpar_group *g, fpar_s_row_fn row,
+                                           void *ctx);
 
 /** Define `static void name(...)`, a row runner for `body`, an
  *  fpar_s_item_fn visible in this file (best `static inline`). */
@@ -339,28 +348,37 @@ FPAR_EXTERN void fpar_distribute_items_rows(fpar_group *g, fpar_s_row_fn row,
  * \param g the innermost group.
  * \param fn called with each smaller group, which is then the innermost.
  * \param ctx passed to fn.
+ * \return 0; FPAR_ENOTKERNEL on a thread that runs no group function.
  */
-FPAR_EXTERN void fpar_distribute_groups(fpar_group *g, fpar_group_fn fn,
-                                        void *ctx);
+FPAR_EXTERN int fpar_distribute_groups(fpar_group *g, fpar_group_fn fn,
+                                       void *ctx);
 /** \brief fpar_distribute_groups() followed by fpar_group_barrier().
  *  \param g the innermost group. \param fn the body.
- *  \param ctx passed to fn. */
-FPAR_EXTERN void fpar_distribute_groups_and_wait(fpar_group *g,
-                                                 fpar_group_fn fn, void *ctx);
+ *  \param ctx passed to fn.
+ *  \return 0; FPAR_ENOTKERNEL on a thread that runs no group
+ *  function. */
+FPAR_EXTERN int fpar_distribute_groups_and_wait(fpar_group *g, fpar_group_fn fn,
+                                                void *ctx);
 
 /** \brief Run fn once for the group (by its leader).
  *  \param g the innermost group. \param fn the body.
- *  \param ctx passed to fn. */
-FPAR_EXTERN void fpar_single_item(fpar_group *g, fpar_single_fn fn, void *ctx);
+ *  \param ctx passed to fn.
+ *  \return 0; FPAR_ENOTKERNEL on a thread that runs no group
+ *  function. */
+FPAR_EXTERN int fpar_single_item(fpar_group *g, fpar_single_fn fn, void *ctx);
 /** \brief fpar_single_item() followed by fpar_group_barrier().
  *  \param g the innermost group. \param fn the body.
- *  \param ctx passed to fn. */
-FPAR_EXTERN void fpar_single_item_and_wait(fpar_group *g, fpar_single_fn fn,
-                                           void *ctx);
+ *  \param ctx passed to fn.
+ *  \return 0; FPAR_ENOTKERNEL on a thread that runs no group
+ *  function. */
+FPAR_EXTERN int fpar_single_item_and_wait(fpar_group *g, fpar_single_fn fn,
+                                          void *ctx);
 
 /** \brief Barrier of the group: a memory fence, since the group's logical
- *  items run in order on one thread.  \param g the innermost group. */
-FPAR_EXTERN void fpar_group_barrier(fpar_group *g);
+ *  items run in order on one thread.  \param g the innermost group.
+ *  \return 0; FPAR_ENOTKERNEL on a thread that runs no group
+ *  function. */
+FPAR_EXTERN int fpar_group_barrier(fpar_group *g);
 
 /** Kind of a memory_environment request. */
 typedef enum fpar_mem_kind {
@@ -373,7 +391,7 @@ typedef enum fpar_mem_kind {
 typedef struct fpar_mem_request {
   fpar_mem_kind kind;
   size_t size;      /**< bytes of one object (an array: all its elements) */
-  size_t align;     /**< power of two; 0 means 16 */
+  size_t align;     /**< power of two up to FPAR_MAX_LOCAL_ALIGN; 0: 16 */
   const void *init; /**< NULL: uninitialised; else every init_size-byte
                          element of the object is set to *init */
   size_t init_size; /**< bytes of *init; must divide size */
@@ -414,10 +432,11 @@ typedef void (*fpar_env_fn)(fpar_group *g, void *const *mem, void *ctx);
  * \param n number of requests.
  * \param fn the body.
  * \param ctx passed to fn.
+ * \return 0; FPAR_ENOTKERNEL on a thread that runs no group function.
  */
-FPAR_EXTERN void fpar_memory_environment(fpar_group *g,
-                                         const fpar_mem_request *reqs,
-                                         unsigned n, fpar_env_fn fn, void *ctx);
+FPAR_EXTERN int fpar_memory_environment(fpar_group *g,
+                                        const fpar_mem_request *reqs,
+                                        unsigned n, fpar_env_fn fn, void *ctx);
 
 /**
  * \brief The object of private memory \p pm that belongs to \p item:
@@ -426,7 +445,8 @@ FPAR_EXTERN void fpar_memory_environment(fpar_group *g,
  * \param pm the private memory.
  * \param item a logical item of the group (or h_item).
  * \return the object; an item outside the group fails the launch with
- *         FPAR_ESCOPE.
+ *         FPAR_ESCOPE; NULL (FPAR_ENOTKERNEL in fpar_last_error()) on a
+ *         thread that runs no group function.
  */
 FPAR_EXTERN void *fpar_private_at(const fpar_private_memory *pm,
                                   const fpar_s_item *item);
@@ -457,9 +477,10 @@ FPAR_EXTERN int fpar_parallel_for_work_group(fpar_queue *q,
  * \param g the work group.
  * \param fn the body (an fpar_h_item is an fpar_s_item).
  * \param ctx passed to fn.
+ * \return 0; FPAR_ENOTKERNEL on a thread that runs no group function.
  */
-FPAR_EXTERN void fpar_parallel_for_work_item(fpar_group *g, fpar_s_item_fn fn,
-                                             void *ctx);
+FPAR_EXTERN int fpar_parallel_for_work_item(fpar_group *g, fpar_s_item_fn fn,
+                                            void *ctx);
 
 /**
  * \brief The flexible form: run fn once per item of a logical range that
@@ -469,11 +490,11 @@ FPAR_EXTERN void fpar_parallel_for_work_item(fpar_group *g, fpar_s_item_fn fn,
  * \param logical the logical range (same dimensions as the group).
  * \param fn the body.
  * \param ctx passed to fn.
+ * \return 0; FPAR_ENOTKERNEL on a thread that runs no group function.
  */
-FPAR_EXTERN void fpar_parallel_for_work_item_range(fpar_group *g,
-                                                   fpar_range logical,
-                                                   fpar_s_item_fn fn,
-                                                   void *ctx);
+FPAR_EXTERN int fpar_parallel_for_work_item_range(fpar_group *g,
+                                                  fpar_range logical,
+                                                  fpar_s_item_fn fn, void *ctx);
 
 /**
  * \brief fpar_parallel_for_work_item() with a row runner (see
@@ -482,10 +503,10 @@ FPAR_EXTERN void fpar_parallel_for_work_item_range(fpar_group *g,
  * \param g the work group.
  * \param row the row runner.
  * \param ctx passed to the body.
+ * \return 0; FPAR_ENOTKERNEL on a thread that runs no group function.
  */
-FPAR_EXTERN void fpar_parallel_for_work_item_rows(fpar_group *g,
-                                                  fpar_s_row_fn row,
-                                                  void *ctx);
+FPAR_EXTERN int fpar_parallel_for_work_item_rows(fpar_group *g,
+                                                 fpar_s_row_fn row, void *ctx);
 
 /**
  * \brief sycl::private_memory: one object of \p size bytes (16-byte
@@ -494,7 +515,9 @@ FPAR_EXTERN void fpar_parallel_for_work_item_rows(fpar_group *g,
  *        function returns.
  * \param g the work group.
  * \param size bytes per work-item.
- * \return the memory, read with fpar_private_at(pm, h_item).
+ * \return the memory, read with fpar_private_at(pm, h_item); NULL
+ *         (FPAR_ENOTKERNEL in fpar_last_error()) on a thread that runs no
+ *         group function.
  */
 FPAR_EXTERN fpar_private_memory *fpar_private_memory_create(fpar_group *g,
                                                             size_t size);
