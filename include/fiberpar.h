@@ -132,13 +132,38 @@ FPAR_EXTERN const char *fpar_last_error(void);
  * Runtime
  * ---------------------------------------------------------------------- */
 
-/** How workers are pinned (FIBERPAR_PIN=core|pu|none). */
+/** How workers are placed (FIBERPAR_PIN=core|pu|numa|none|<list>).
+ *
+ *  Workers only ever run inside the process's allowed CPU set: its binding
+ *  (taskset, mpirun --bind-to, Slurm's task binding and cgroup cpusets).
+ *  The policy divides that set into places, and by default the runtime
+ *  starts one worker per place; more workers than places share places
+ *  (oversubscription, stated on stderr, see fpar_display).  A runtime
+ *  created while another one runs in the same process takes the places the
+ *  other left free first. */
 typedef enum fpar_pin {
   FPAR_PIN_DEFAULT = 0, /**< FIBERPAR_PIN, else FPAR_PIN_CORE */
   FPAR_PIN_CORE,        /**< one worker per core, bound to the core */
   FPAR_PIN_PU,          /**< one worker per hardware thread, bound to it */
-  FPAR_PIN_NONE         /**< one worker per core, not bound */
+  FPAR_PIN_NONE,        /**< one worker per core, not bound */
+  FPAR_PIN_NUMA,        /**< one worker per core, bound to all the CPUs of
+                             the core's NUMA node (OMP_PLACES=numa_domains) */
+  FPAR_PIN_LIST         /**< one worker per entry of
+                             fpar_runtime_opts::places, bound to it */
 } fpar_pin;
+
+/** What fpar_runtime_create() prints to stderr about where its workers run
+ *  (FIBERPAR_DISPLAY=1|0|warn). */
+typedef enum fpar_display {
+  FPAR_DISPLAY_DEFAULT = 0, /**< FIBERPAR_DISPLAY, else FPAR_DISPLAY_WARN */
+  FPAR_DISPLAY_QUIET,       /**< nothing (FIBERPAR_DISPLAY=0) */
+  FPAR_DISPLAY_WARN,        /**< one line when workers share a place:
+                                 oversubscription, or places another runtime
+                                 of the process uses (FIBERPAR_DISPLAY=warn) */
+  FPAR_DISPLAY_ALL          /**< also the CPU set and every worker's place
+                                 and NUMA node, like OMP_DISPLAY_AFFINITY
+                                 (FIBERPAR_DISPLAY=1) */
+} fpar_display;
 
 /** Whose floating-point control state (rounding, flush-to-zero, exception
  *  masks: MXCSR and the x87 control word) a work-item sees after a barrier
@@ -193,6 +218,14 @@ typedef struct fpar_runtime_opts {
    *  group with more fibers runs them on one shared stack, copying their
    *  frames at each switch: slower, never wrong. */
   size_t max_stacks;
+  /** With FPAR_PIN_LIST: the places as OS CPU numbers, e.g. "0,2,4-7":
+   *  each comma-separated entry is one place, so "4-7" is one place of four
+   *  CPUs (write "4,5,6,7" for four places).  Every CPU must lie in the
+   *  process's allowed set.  Read only by fpar_runtime_create(); a
+   *  FIBERPAR_PIN list replaces it. */
+  const char *places;
+  /** What creation prints about placement (FIBERPAR_DISPLAY). */
+  fpar_display display;
 } fpar_runtime_opts;
 
 /** A runtime: the worker threads and their memory. */
@@ -263,6 +296,58 @@ FPAR_EXTERN unsigned fpar_runtime_subgroup_size(const fpar_runtime *rt);
  * \return the limit.
  */
 FPAR_EXTERN size_t fpar_runtime_max_group_size(const fpar_runtime *rt);
+
+/**
+ * \brief The CPUs the runtime's workers may use: the process's allowed CPU
+ *        set (its binding), or this local rank's share of it (see
+ *        FIBERPAR_PIN in the README).
+ * \param rt the runtime.
+ * \param buf receives an OS CPU list such as "0-3,8", NUL-terminated.
+ * \param size bytes at buf.
+ * \return 0, or FPAR_EINVAL if buf is NULL or too small (the message says
+ *         how many bytes the list needs); FPAR_EFORK in a forked child.
+ */
+FPAR_EXTERN int fpar_runtime_cpuset(const fpar_runtime *rt, char *buf,
+                                    size_t size);
+
+/**
+ * \brief The CPUs worker \p worker is bound to (with FPAR_PIN_NONE: the
+ *        CPUs it may run on, the runtime's whole set).
+ * \param rt the runtime.
+ * \param worker 0 .. fpar_runtime_num_threads() - 1.
+ * \param buf receives an OS CPU list such as "2" or "0-3", NUL-terminated.
+ * \param size bytes at buf.
+ * \return 0, or FPAR_EINVAL for a worker out of range or a NULL or too small
+ *         buf; FPAR_EFORK in a forked child.
+ */
+FPAR_EXTERN int fpar_runtime_worker_cpus(const fpar_runtime *rt,
+                                         unsigned worker, char *buf,
+                                         size_t size);
+
+/**
+ * \brief The NUMA node that holds a worker's memory (local-memory arena and
+ *        fiber stacks).
+ * \param rt the runtime.
+ * \param worker 0 .. fpar_runtime_num_threads() - 1.
+ * \param node receives the OS index of the node, or -1 when the worker is
+ *        not bound or its place spans several nodes (memory then stays
+ *        where the worker first touches it).
+ * \return 0, or FPAR_EINVAL for a worker out of range or a NULL node;
+ *         FPAR_EFORK in a forked child.
+ */
+FPAR_EXTERN int fpar_runtime_worker_numa_node(const fpar_runtime *rt,
+                                              unsigned worker, int *node);
+
+/**
+ * \brief How many workers share the busiest place, counting the workers of
+ *        the process's other runtimes that were live at creation.
+ * \param rt the runtime.
+ * \return 1 when every worker has its place to itself; more means
+ *         oversubscription (stated on stderr at creation unless
+ *         FIBERPAR_DISPLAY=0).  With FPAR_PIN_NONE: workers per core of the
+ *         runtime's set, rounded up.
+ */
+FPAR_EXTERN unsigned fpar_runtime_oversubscription(const fpar_runtime *rt);
 
 /* ------------------------------------------------------------------------
  * Ranges

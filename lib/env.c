@@ -1,5 +1,6 @@
 /* env.c - FIBERPAR_* environment variables (see env.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -78,10 +79,14 @@ int fpar__env_unsigned(const char *name, unsigned min, unsigned max,
   return 0;
 }
 
-/* One of a few keywords (case-insensitive), each with a value. */
+/* One of a few keywords (case-insensitive), each with a value; `also`
+ * names what else the caller accepts (NULL: nothing). */
 static int fpar__env_keyword(const char *name, const char *const *words,
-                             const int *values, unsigned n, int *out) {
+                             const int *values, unsigned n, const char *also,
+                             int *out) {
   const char *s = getenv(name);
+  char expected[128] = "";
+  size_t used = 0;
   unsigned k;
 
   if (s == NULL || *s == '\0')
@@ -91,32 +96,102 @@ static int fpar__env_keyword(const char *name, const char *const *words,
       *out = values[k];
       return 0;
     }
-  return fpar__set_error(FPAR_EENV, "%s=\"%s\": expected %s%s%s%s%s", name, s,
-                         words[0], n > 2 ? ", " : " or ", words[1],
-                         n > 2 ? " or " : "", n > 2 ? words[2] : "");
+  for (k = 0; k < n && used < sizeof expected; k++)
+    used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%s",
+                             k == 0                      ? ""
+                             : k + 1 < n || also != NULL ? ", "
+                                                         : " or ",
+                             words[k]);
+  return fpar__set_error(FPAR_EENV, "%s=\"%s\": expected %s%s%s", name, s,
+                         expected, also != NULL ? " or " : "",
+                         also != NULL ? also : "");
 }
 
-int fpar__env_pin(const char *name, fpar_pin *out) {
-  static const char *const words[] = {"core", "pu", "none"};
-  static const int values[] = {FPAR_PIN_CORE, FPAR_PIN_PU, FPAR_PIN_NONE};
-  int v = (int)*out, err = fpar__env_keyword(name, words, values, 3, &v);
+int fpar__env_pin(const char *name, fpar_pin *pin, const char **places) {
+  static const char *const words[] = {"core", "pu", "numa", "none"};
+  static const int values[] = {FPAR_PIN_CORE, FPAR_PIN_PU, FPAR_PIN_NUMA,
+                               FPAR_PIN_NONE};
+  const char *s = getenv(name);
+  int v, err;
 
-  *out = (fpar_pin)v;
+  if (s == NULL || *s == '\0')
+    return 0;
+  if (*s >= '0' && *s <= '9') {
+    *pin = FPAR_PIN_LIST;
+    *places = s;
+    return 0;
+  }
+  err = fpar__env_keyword(name, words, values, 4,
+                          "a list of OS CPU numbers such as 0,2,4-7", &v);
+  if (err == 0) {
+    *pin = (fpar_pin)v;
+    *places = NULL;
+  }
   return err;
 }
 
 int fpar__env_fpenv(const char *name, fpar_fpenv *out) {
   static const char *const words[] = {"item", "shared"};
   static const int values[] = {FPAR_FPENV_ITEM, FPAR_FPENV_SHARED};
-  int v = (int)*out, err = fpar__env_keyword(name, words, values, 2, &v);
+  int v = (int)*out, err = fpar__env_keyword(name, words, values, 2, NULL, &v);
 
   *out = (fpar_fpenv)v;
   return err;
+}
+
+int fpar__env_display(const char *name, fpar_display *out) {
+  static const char *const words[] = {"1", "0", "warn"};
+  static const int values[] = {FPAR_DISPLAY_ALL, FPAR_DISPLAY_QUIET,
+                               FPAR_DISPLAY_WARN};
+  int v = (int)*out, err = fpar__env_keyword(name, words, values, 3, NULL, &v);
+
+  *out = (fpar_display)v;
+  return err;
+}
+
+/* Launchers' variables for the rank among the job's processes on this node
+ * and their number: Open MPI, MPICH and Intel MPI (Hydra), MVAPICH2, Cray
+ * PALS, Slurm (only with --ntasks-per-node). */
+static const char *const fpar__local_rank_vars[][2] = {
+    {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+    {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
+    {"MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE"},
+    {"PALS_LOCAL_RANKID", "PALS_LOCAL_SIZE"},
+    {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},
+};
+
+/* A plain decimal number, else -1. */
+static long fpar__env_count(const char *name) {
+  const char *s = getenv(name);
+  char *end;
+  long v;
+
+  if (s == NULL || *s < '0' || *s > '9')
+    return -1;
+  errno = 0;
+  v = strtol(s, &end, 10);
+  return *end != '\0' || errno != 0 || v > 1000000 ? -1 : v;
+}
+
+void fpar__env_local_rank(unsigned *rank, unsigned *ranks) {
+  size_t k;
+
+  *rank = *ranks = 0;
+  for (k = 0; k < sizeof fpar__local_rank_vars / sizeof *fpar__local_rank_vars;
+       k++) {
+    long r = fpar__env_count(fpar__local_rank_vars[k][0]);
+    long n = fpar__env_count(fpar__local_rank_vars[k][1]);
+    if (r >= 0 && n > r) {
+      *rank = (unsigned)r;
+      *ranks = (unsigned)n;
+      return;
+    }
+  }
 }
 
 int fpar__env_stack_guard(const char *name, int *prot) {
   static const char *const words[] = {"auto", "mprotect"};
   static const int values[] = {0, 1};
 
-  return fpar__env_keyword(name, words, values, 2, prot);
+  return fpar__env_keyword(name, words, values, 2, NULL, prot);
 }

@@ -12,8 +12,21 @@
 int fpar__env_size(const char *name, size_t min, size_t max, size_t *out);
 int fpar__env_unsigned(const char *name, unsigned min, unsigned max,
                        unsigned *out);
-int fpar__env_pin(const char *name, fpar_pin *out);
 int fpar__env_fpenv(const char *name, fpar_fpenv *out);
+int fpar__env_display(const char *name, fpar_display *out);
+
+/* A policy keyword (core, pu, numa, none; *places becomes NULL) or a place
+ * list (a value starting with a digit: *pin becomes FPAR_PIN_LIST and
+ * *places points at the environment's text, to be parsed by the
+ * topology). */
+int fpar__env_pin(const char *name, fpar_pin *pin, const char **places);
+
+/* The launcher's local rank and number of ranks on this node, from the
+ * first complete pair of launcher variables (OMPI_COMM_WORLD_LOCAL_RANK /
+ * _SIZE, MPI_LOCALRANKID / MPI_LOCALNRANKS, ...); *ranks = 0 when none is
+ * set.  Malformed values are skipped: they are the launcher's, not ours. */
+void fpar__env_local_rank(unsigned *rank, unsigned *ranks);
+
 /* auto (0): guards as the kernel allows; mprotect (1): PROT_NONE guards. */
 int fpar__env_stack_guard(const char *name, int *prot);
 

@@ -21,8 +21,9 @@
 #define FPAR__GROUP_MAX ((size_t)1 << 20)
 #define FPAR__SPIN_MAX 1000000u
 #define FPAR__SUBGROUP_MAX 1024u
-#define FPAR__STACKS_MIN ((size_t)3) /* the runner, a shared stack, a copier   \
-                                      */
+#define FPAR__STACKS_MIN                                                       \
+  ((size_t)3) /* the runner, a shared stack, a copier                          \
+               */
 #define FPAR__STACKS_MAX ((size_t)1 << 20)
 
 void fpar_runtime_opts_init(fpar_runtime_opts *opts) {
@@ -46,9 +47,14 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
       opts->subgroup_size ? opts->subgroup_size : fpar__simd_f32_lanes();
   cfg->max_stacks = opts->max_stacks;
   cfg->stack_guard_prot = 0;
+  cfg->places = opts->places;
+  cfg->places_name = "fpar_runtime_opts.places";
+  cfg->places_error = FPAR_EINVAL;
+  cfg->display = opts->display;
 
   if (cfg->num_threads > FPAR__MAX_THREADS ||
-      (unsigned)cfg->pin > FPAR_PIN_NONE ||
+      (unsigned)cfg->pin > FPAR_PIN_LIST ||
+      (unsigned)cfg->display > FPAR_DISPLAY_ALL ||
       (unsigned)cfg->fpenv > FPAR_FPENV_SHARED ||
       cfg->stack_size < FPAR__STACK_MIN || cfg->stack_size > FPAR__STACK_MAX ||
       cfg->local_mem_size < FPAR__LOCAL_MIN ||
@@ -59,16 +65,28 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
                                 cfg->max_stacks > FPAR__STACKS_MAX)))
     return fpar__set_error(
         FPAR_EINVAL,
-        "runtime options out of range: num_threads <= %u, pin 0-3, fpenv 0-2, "
+        "runtime options out of range: num_threads <= %u, pin 0-5, fpenv 0-2, "
         "stack_size %zu-%zu, local_mem_size %zu-%zu, max_group_size <= %zu, "
-        "spin_us <= %u, subgroup_size <= %u, max_stacks 0 or %zu-%zu",
+        "spin_us <= %u, subgroup_size <= %u, max_stacks 0 or %zu-%zu, "
+        "display 0-3",
         FPAR__MAX_THREADS, FPAR__STACK_MIN, FPAR__STACK_MAX, FPAR__LOCAL_MIN,
         FPAR__LOCAL_MAX, FPAR__GROUP_MAX, FPAR__SPIN_MAX, FPAR__SUBGROUP_MAX,
         FPAR__STACKS_MIN, FPAR__STACKS_MAX);
+  if (cfg->places != NULL && cfg->pin == FPAR_PIN_DEFAULT)
+    cfg->pin = FPAR_PIN_LIST;
+  if (cfg->pin == FPAR_PIN_LIST && cfg->places == NULL)
+    return fpar__set_error(FPAR_EINVAL, "fpar_runtime_opts.pin is "
+                                        "FPAR_PIN_LIST but places is NULL");
+  if (cfg->pin != FPAR_PIN_LIST && cfg->places != NULL)
+    return fpar__set_error(FPAR_EINVAL,
+                           "fpar_runtime_opts.places is \"%s\" but pin is "
+                           "%d, not FPAR_PIN_LIST",
+                           cfg->places, (int)cfg->pin);
 
   if ((err = fpar__env_unsigned("FIBERPAR_NUM_THREADS", 1, FPAR__MAX_THREADS,
                                 &cfg->num_threads)) ||
-      (err = fpar__env_pin("FIBERPAR_PIN", &cfg->pin)) ||
+      (err = fpar__env_pin("FIBERPAR_PIN", &cfg->pin, &cfg->places)) ||
+      (err = fpar__env_display("FIBERPAR_DISPLAY", &cfg->display)) ||
       (err = fpar__env_size("FIBERPAR_STACK_SIZE", FPAR__STACK_MIN,
                             FPAR__STACK_MAX, &cfg->stack_size)) ||
       (err = fpar__env_size("FIBERPAR_LOCAL_MEM_SIZE", FPAR__LOCAL_MIN,
@@ -81,8 +99,15 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
       (err = fpar__env_stack_guard("FIBERPAR_STACK_GUARD",
                                    &cfg->stack_guard_prot)))
     return err;
+  if (cfg->places != opts->places) {
+    cfg->places_name = "FIBERPAR_PIN";
+    cfg->places_error = FPAR_EENV;
+  }
   if (cfg->pin == FPAR_PIN_DEFAULT)
     cfg->pin = FPAR_PIN_CORE;
+  if (cfg->display == FPAR_DISPLAY_DEFAULT)
+    cfg->display = FPAR_DISPLAY_WARN;
+  fpar__env_local_rank(&cfg->local_rank, &cfg->local_ranks);
   cfg->stack_size = (cfg->stack_size + page - 1) / page * page;
   if (cfg->fpenv == FPAR_FPENV_DEFAULT)
     cfg->fpenv = FPAR_FPENV_SHARED;

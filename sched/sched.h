@@ -21,7 +21,16 @@ typedef struct fpar__sched_config {
   unsigned subgroup_size; /* resolved: never 0 */
   size_t max_stacks;      /* fiber stacks per worker; 0: from the budget */
   int stack_guard_prot;   /* PROT_NONE guards even where marks exist */
+  /* Placement (see topo.h).  places is read only at creation. */
+  const char *places;      /* FPAR_PIN_LIST: "0,2,4-7" */
+  const char *places_name; /* names the list in messages */
+  int places_error;        /* FPAR_EENV or FPAR_EINVAL for a bad list */
+  unsigned local_rank;     /* the launcher's rank on this node */
+  unsigned local_ranks;    /* ranks on this node; 0 = no launcher */
+  fpar_display display;    /* resolved: never FPAR_DISPLAY_DEFAULT */
 } fpar__sched_config;
+
+struct fpar__topo;
 
 /* Start the workers and wait until each has its memory.  Returns 0,
  * FPAR_ETOPOLOGY, FPAR_ETHREAD or FPAR_ENOMEM (with fpar_last_error set). */
@@ -38,6 +47,9 @@ void fpar__sched_ref(fpar__sched *s);
 void fpar__sched_unref(fpar__sched *s);
 
 unsigned fpar__sched_num_workers(const fpar__sched *s);
+
+/* Where the workers run (see topo.h). */
+const struct fpar__topo *fpar__sched_topo(const fpar__sched *s);
 
 /* 0 when s can be used from this process; FPAR_EFORK in a child forked
  * after s was created (s has no workers there). */

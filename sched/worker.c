@@ -540,9 +540,9 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
     free(s);
     return fpar__set_error(err, "cannot register the fork handler");
   }
-  if ((err = fpar__topo_create(&s->topo, cfg->pin, cfg->num_threads)) != 0) {
+  if ((err = fpar__topo_create(&s->topo, cfg)) != 0) {
     free(s);
-    return fpar__set_error(err, "hwloc could not discover this machine");
+    return err; /* fpar__topo_create said why */
   }
   s->num_workers = fpar__topo_num_workers(s->topo);
   s->stack_marks = !cfg->stack_guard_prot && fpar__guard_marks_available();
@@ -585,4 +585,8 @@ void fpar__sched_destroy(fpar__sched *s) {
 
 unsigned fpar__sched_num_workers(const fpar__sched *s) {
   return s->num_workers;
+}
+
+const struct fpar__topo *fpar__sched_topo(const fpar__sched *s) {
+  return s->topo;
 }
