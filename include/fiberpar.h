@@ -536,7 +536,22 @@ typedef struct fpar_local_buffer_desc {
 /** Most launch-time local buffers one launch may have. */
 #define FPAR_MAX_LOCAL_BUFFERS 16
 
-/** A full launch description.  Exactly one of kernel, scoped and
+/** A kernel defined with its runners by FPAR_KERNEL, FPAR_LANE_KERNEL,
+ *  FPAR_PHASE_KERNEL or FPAR_PHASE_LANE_KERNEL (<fiberpar/phase.h>). */
+typedef struct fpar_kernel fpar_kernel;
+
+/** How a phase kernel (FPAR_PHASE_KERNEL) runs (FIBERPAR_PHASE=loops|
+ *  fibers|debug). */
+typedef enum fpar_phase_mode {
+  FPAR_PHASE_DEFAULT = 0, /**< FIBERPAR_PHASE, else FPAR_PHASE_LOOPS */
+  FPAR_PHASE_LOOPS,       /**< each phase as one loop over the work-items */
+  FPAR_PHASE_FIBERS,      /**< each work-item a fiber, as a kernel with
+                               fpar_barrier() (the reference) */
+  FPAR_PHASE_DEBUG        /**< loops in reverse order, per-item state and
+                               stack poisoned, no inlining */
+} fpar_phase_mode;
+
+/** A full launch description.  Exactly one of def, kernel, scoped and
  *  hierarchical is set.  For a kernel, global and local are the nd_range;
  *  for a scoped or hierarchical group function, global is the number of
  *  work groups and local the group size (logical items for scoped groups,
@@ -554,6 +569,10 @@ typedef struct fpar_launch_desc {
   fpar_range local; /**< FPAR_LOCAL_AUTO lets the runtime choose */
   const fpar_local_buffer_desc *local_buffers; /**< copied at submission */
   unsigned num_local_buffers;
+  /** Instead of kernel, row and lanes: a kernel defined with its runners
+   *  (FPAR_KERNEL...), whose name serves when name is NULL. */
+  const fpar_kernel *def;
+  fpar_phase_mode phase_mode; /**< for a phase kernel def only */
 } fpar_launch_desc;
 
 /**
@@ -593,6 +612,7 @@ FPAR_EXTERN int fpar_parallel_for(fpar_queue *q, fpar_range global,
 }
 #endif
 
+#include <fiberpar/phase.h>
 #include <fiberpar/scoped.h>
 
 #endif /* FIBERPAR_H */

@@ -113,3 +113,13 @@ int fpar__env_fpenv(const char *name, fpar_fpenv *out) {
   *out = (fpar_fpenv)v;
   return err;
 }
+
+int fpar__env_phase(const char *name, fpar_phase_mode *out) {
+  static const char *const words[] = {"loops", "fibers", "debug"};
+  static const int values[] = {FPAR_PHASE_LOOPS, FPAR_PHASE_FIBERS,
+                               FPAR_PHASE_DEBUG};
+  int v = (int)*out, err = fpar__env_keyword(name, words, values, 3, &v);
+
+  *out = (fpar_phase_mode)v;
+  return err;
+}

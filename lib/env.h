@@ -14,5 +14,6 @@ int fpar__env_unsigned(const char *name, unsigned min, unsigned max,
                        unsigned *out);
 int fpar__env_pin(const char *name, fpar_pin *out);
 int fpar__env_fpenv(const char *name, fpar_fpenv *out);
+int fpar__env_phase(const char *name, fpar_phase_mode *out);
 
 #endif

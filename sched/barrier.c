@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sched/group.h"
+#include "sched/phase.h"
 
 #undef fpar_barrier
 
@@ -34,6 +35,8 @@ static int fpar__same_site(const char *a, const char *b) {
 static void fpar__barrier_in_loop(fpar__worker *w, size_t i, const char *site) {
   char items[64];
 
+  if (w->launch->model == FPAR__PHASE)
+    fpar__phase_barrier_misuse(w, i, site);
   if (w->run.size == 1)
     return;
   if (i != 0) {

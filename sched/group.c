@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "sched/group.h"
+#include "sched/phase.h"
 
 /* Work-items a kernel call starting at local x covers: the launch's lanes
  * (1 for ordinary kernels), fewer at the end of a row. */
@@ -28,8 +29,7 @@ static inline unsigned fpar__lanes_at(const fpar__launch *l, size_t x) {
   return left < l->lanes ? (unsigned)left : l->lanes;
 }
 
-/* Work-item 0 of the running group. */
-static void fpar__item_begin(fpar_item *it, fpar__worker *w) {
+void fpar__item_begin(fpar_item *it, fpar__worker *w) {
   const fpar__launch *l = w->launch;
   const fpar__group_run *g = &w->run;
   unsigned d;
@@ -201,6 +201,8 @@ void fpar__runner_main(void *arg) {
       ; /* a group faulted: the rest are skipped */
     else if (w->launch->model == FPAR__ND_RANGE)
       fpar__run_group(w, group);
+    else if (w->launch->model == FPAR__PHASE)
+      fpar__phase_run_group(w, group);
     else
       fpar__run_group_function(w, group);
     w->groups_done++;

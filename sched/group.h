@@ -51,6 +51,9 @@ static inline size_t fpar__fiber_first_item(const fpar__launch *l, size_t f) {
   return f / per_row * l->geo.local_range[0] + f % per_row * l->lanes;
 }
 
+/* Make *it work-item 0 of the running group. */
+void fpar__item_begin(fpar_item *it, fpar__worker *w);
+
 /* Run one work group of a scoped or hierarchical launch (scoped.c). */
 void fpar__run_group_function(fpar__worker *w, size_t linear);
 

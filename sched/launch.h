@@ -27,9 +27,10 @@ typedef struct fpar_event fpar__launch;
 
 /* The programming model of a launch. */
 typedef enum fpar__model {
-  FPAR__ND_RANGE,    /* kernel per work-item, fibers at barriers */
-  FPAR__SCOPED,      /* group function, one physical work-item */
-  FPAR__HIERARCHICAL /* group function, physical work-items are loops */
+  FPAR__ND_RANGE,     /* kernel per work-item, fibers at barriers */
+  FPAR__SCOPED,       /* group function, one physical work-item */
+  FPAR__HIERARCHICAL, /* group function, physical work-items are loops */
+  FPAR__PHASE         /* phase kernel run as one loop per phase */
 } fpar__model;
 
 struct fpar_event {
@@ -43,6 +44,10 @@ struct fpar_event {
   unsigned lanes;      /* > 1: lane kernel, one call per sub-group of lanes */
   size_t group_fibers; /* calls (and fibers) per group: work-items, or
                           sub-groups of a lane kernel */
+  fpar_phase_rows_fn phase_rows;  /* FPAR__PHASE: one phase of a row */
+  size_t state_size, state_align; /* FPAR__PHASE: each call's state */
+  const char *phase_file;         /* FPAR__PHASE: file of the barriers */
+  int phase_debug;                /* FPAR__PHASE: poison the states */
   void *args;
   fpar_nd_geometry geo;
   size_t group_size; /* work-items per group */

@@ -75,6 +75,7 @@ typedef struct fpar__worker {
    * the item loop being run (NULL outside one), for the rule checks. */
   const fpar_group *innermost;
   const char *inside;
+  struct fpar__phase_mem *phase; /* phase kernels' states (sched/phase.c) */
 } fpar__worker;
 
 /* fpar_barrier() finds the worker from the run state it is handed. */
