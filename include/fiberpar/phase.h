@@ -234,8 +234,7 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
 /** The work-group barrier of a phase kernel (local and global memory
  *  fences): the work-item stops here, and the next phase resumes it just
  *  after. */
-#define FPAR_PHASE_BARRIER()                                                   \
-  FPAR__PHASE_BARRIER(__COUNTER__ - fpar_phase_base_, __LINE__)
+#define FPAR_PHASE_BARRIER() FPAR__PHASE_BARRIER(__COUNTER__, __LINE__)
 
 /** Return from a phase kernel before its end. */
 #define FPAR_PHASE_RETURN() return 0
@@ -263,15 +262,19 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
       fpar_item *fpar_it_, void *fpar_args_, state_type *fpar_st_,             \
       unsigned fpar_resume_, const char **fpar_site_)
 
-/* k: the barrier's index, one __COUNTER__ expansion used twice. */
-#define FPAR__PHASE_BARRIER(k, line) FPAR__PHASE_STOP(k, line)
-#define FPAR__PHASE_STOP(k, line)                                              \
+/* n: one expansion of __COUNTER__, used for the barrier's index (n less
+ * the kernel's base) and to name a label.  The label marks the path into
+ * the barrier hot: GCC predicts returns of constants not taken, which would
+ * put the usual path of a barrier in a loop out of line. */
+#define FPAR__PHASE_BARRIER(n, line) FPAR__PHASE_STOP(n, line)
+#define FPAR__PHASE_STOP(n, line)                                              \
   do {                                                                         \
-    _Static_assert((k) > 0 && (k) < 256,                                       \
+    _Static_assert((n)-fpar_phase_base_ > 0 && (n)-fpar_phase_base_ < 256,     \
                    "at most 255 FPAR_PHASE_BARRIER() per kernel");             \
+    fpar_phase_stop_##n : FPAR__PHASE_HOT_LABEL;                               \
     *fpar_site_ = __FILE__ ":" #line;                                          \
-    return (unsigned)(line) << 8 | (unsigned)(k);                              \
-  case (k):;                                                                   \
+    return (unsigned)(line) << 8 | (unsigned)((n)-fpar_phase_base_);           \
+  case (n)-fpar_phase_base_:;                                                  \
   } while (0)
 
 /* Work-items of the lane call at x of a row ending at x_end. */
@@ -372,11 +375,13 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
                             fpar_x_end_, k, 0);
 
 #if defined(__GNUC__) && !defined(__clang__)
+#define FPAR__PHASE_HOT_LABEL __attribute__((hot, unused))
 #define FPAR__PHASE_WARN_PUSH                                                  \
   _Pragma("GCC diagnostic push")                                               \
       _Pragma("GCC diagnostic warning \"-Wjump-misses-init\"")
 #define FPAR__PHASE_WARN_POP _Pragma("GCC diagnostic pop")
 #else
+#define FPAR__PHASE_HOT_LABEL __attribute__((unused))
 #define FPAR__PHASE_WARN_PUSH
 #define FPAR__PHASE_WARN_POP
 #endif
