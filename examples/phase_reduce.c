@@ -1,69 +1,22 @@
 /* phase_reduce.c - the work-group tree reduction of reduce.c (2^22 floats,
- * groups of 256, 8 barriers) written twice: as an ordinary kernel whose
- * work-items are fibers that meet at fpar_barrier(), and as a phase kernel
- * that the runtime runs as one loop per phase.  The phase kernel also runs
- * on fibers (FPAR_PHASE_FIBERS), the reference for debugging.  All three
- * are checked against a serial sum; the two runs of the phase kernel must
- * agree bit for bit.
+ * groups of 256, 8 barriers) written twice (phase_kernels.h): as an
+ * ordinary kernel whose work-items are fibers that meet at fpar_barrier(),
+ * and as a phase kernel that the runtime runs as one loop per phase.  The
+ * phase kernel also runs on fibers (FPAR_PHASE_FIBERS), the reference for
+ * debugging.  All three are checked against a serial sum; the two runs of
+ * the phase kernel must agree bit for bit.
  *
  *   ./examples/phase_reduce   prints the sums and times, and "ok"
  */
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "example.h"
+#include "phase_kernels.h"
 
 #define N (1u << 22)
-#define WG 256
-
-/* The fiber form: local variables live on each work-item's stack. */
-FPAR_KERNEL(reduce_fibers, it, args) {
-  float **a = args; /* a[0]: input, a[1]: one sum per group */
-  float *tmp = fpar_group_local_memory(it, WG * sizeof(float), 64);
-  size_t lid = fpar_local_id(it, 0);
-
-  tmp[lid] = a[0][fpar_global_id(it, 0)];
-  for (size_t s = WG / 2; s > 0; s >>= 1) {
-    fpar_barrier(it);
-    if (lid < s)
-      tmp[lid] += tmp[lid + s];
-  }
-  if (lid == 0)
-    a[1][fpar_group_id(it, 0)] = tmp[0];
-}
-
-/* The phase form: what lives across a barrier (the local-memory pointer,
- * the loop counter) is in the work-item's state; lid is recomputed by the
- * prologue at every phase. */
-typedef struct reduce_state {
-  float *tmp;
-  unsigned s;
-} reduce_state;
-
-FPAR_PHASE_KERNEL(reduce_phases, it, args, reduce_state, st) {
-  float **a = args;
-  size_t lid = fpar_local_id(it, 0);
-
-  FPAR_PHASE_BEGIN();
-  st->tmp = fpar_group_local_memory(it, WG * sizeof(float), 64);
-  st->tmp[lid] = a[0][fpar_global_id(it, 0)];
-  for (st->s = WG / 2; st->s > 0; st->s >>= 1) {
-    FPAR_PHASE_BARRIER();
-    if (lid < st->s)
-      st->tmp[lid] += st->tmp[lid + st->s];
-  }
-  if (lid == 0)
-    a[1][fpar_group_id(it, 0)] = st->tmp[0];
-  FPAR_PHASE_END();
-}
-
-static double now(void) {
-  struct timespec t;
-
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#define WG RED_WG
 
 /* Run k in the given mode; returns the sum of the group sums in
  * sums[0..N/WG) and the time taken. */
@@ -71,7 +24,7 @@ static double run(fpar_queue *q, const fpar_kernel *k, fpar_phase_mode mode,
                   float **args, double *seconds) {
   fpar_launch_desc d;
   fpar_event *ev;
-  double t0 = now(), total = 0;
+  double t0 = bench_now(), total = 0;
 
   fpar_launch_desc_init(&d);
   d.def = k;
@@ -80,7 +33,7 @@ static double run(fpar_queue *q, const fpar_kernel *k, fpar_phase_mode mode,
   d.global = fpar_range1(N);
   d.local = fpar_range1(WG);
   example_wait(fpar_launch(q, &d, &ev), &ev);
-  *seconds = now() - t0;
+  *seconds = bench_now() - t0;
   for (size_t g = 0; g < N / WG; g++)
     total += args[1][g];
   return total;
