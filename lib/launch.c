@@ -156,7 +156,6 @@ static int fpar__launch_phase(fpar__launch *l, const fpar_launch_desc *d) {
   const char *name = d->name ? d->name : "(unnamed)";
   const fpar_kernel *k = d->def;
   fpar_phase_mode mode = d->phase_mode;
-  size_t align;
   int err;
 
   if ((unsigned)mode > FPAR_PHASE_DEBUG)
@@ -179,14 +178,14 @@ static int fpar__launch_phase(fpar__launch *l, const fpar_launch_desc *d) {
   }
   if (mode == FPAR_PHASE_FIBERS)
     return 0;
-  align = k->state_align;
-  if (k->phase_debug_rows == NULL || align == 0 || (align & (align - 1)) ||
-      align > 4096)
+  if (k->phase_debug_rows == NULL || k->state_align == 0 ||
+      (k->state_align & (k->state_align - 1)) || k->state_align > 4096 ||
+      (k->local_size != 0 && (k->local_align & (k->local_align - 1))))
     return fpar__set_error(FPAR_EINVAL,
                            "launch '%s': phase kernel without a debug runner "
-                           "or with state alignment %zu (not a power of two "
-                           "up to 4096)",
-                           name, align);
+                           "or with state or local alignment %zu/%zu (not a "
+                           "power of two, state up to 4096)",
+                           name, k->state_align, k->local_align);
   if (k->state_size > SIZE_MAX / 2 / l->group_fibers)
     return fpar__set_error(FPAR_EINVAL,
                            "launch '%s': %zu states of %zu bytes per group "
@@ -197,7 +196,9 @@ static int fpar__launch_phase(fpar__launch *l, const fpar_launch_desc *d) {
       mode == FPAR_PHASE_DEBUG ? k->phase_debug_rows : k->phase_rows;
   l->phase_debug = mode == FPAR_PHASE_DEBUG;
   l->state_size = k->state_size;
-  l->state_align = align;
+  l->state_align = k->state_align;
+  l->local_size = k->local_size;
+  l->local_align = k->local_align;
   l->phase_file = k->file;
   return 0;
 }

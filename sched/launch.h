@@ -46,6 +46,7 @@ struct fpar_event {
                           sub-groups of a lane kernel */
   fpar_phase_rows_fn phase_rows;  /* FPAR__PHASE: one phase of a row */
   size_t state_size, state_align; /* FPAR__PHASE: each call's state */
+  size_t local_size, local_align; /* FPAR__PHASE: the group's local struct */
   const char *phase_file;         /* FPAR__PHASE: file of the barriers */
   int phase_debug;                /* FPAR__PHASE: poison the states */
   void *args;

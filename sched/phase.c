@@ -113,7 +113,7 @@ fpar__phase_mismatch(fpar__worker *w, const unsigned *stops) {
 /* Run the phase that resumes after barrier `resume` (0: the start) for
  * every row of the group: in reverse order in debug mode.  Returns where
  * the calls stopped. */
-static unsigned fpar__phase_step(fpar__worker *w, fpar_item *it,
+static unsigned fpar__phase_step(fpar__worker *w, fpar_item *it, void *local,
                                  const struct fpar__phase_mem *m,
                                  unsigned resume) {
   const fpar__launch *l = w->launch;
@@ -128,7 +128,7 @@ static unsigned fpar__phase_step(fpar__worker *w, fpar_item *it,
     it->local_id[1] = row % lr[1];
     it->local_id[2] = row / lr[1];
     it->row_linear = lr[0] * row;
-    diff |= l->phase_rows(it, l->args, m->states + f * l->state_size,
+    diff |= l->phase_rows(it, l->args, local, m->states + f * l->state_size,
                           m->stops + f, lr[0], resume);
   }
   for (r = 1; r < rows; r++)
@@ -142,6 +142,7 @@ void fpar__phase_run_group(fpar__worker *w, size_t linear) {
   const fpar__launch *l = w->launch;
   fpar__group_run *g = &w->run;
   const struct fpar__phase_mem *m;
+  void *local = NULL;
   fpar_item it;
   unsigned stop = 0;
 
@@ -154,8 +155,11 @@ void fpar__phase_run_group(fpar__worker *w, size_t linear) {
   m = fpar__phase_mem_for(w);
   if (l->phase_debug)
     memset(m->states, 0xff, l->group_fibers * l->state_size);
+  /* The local struct is the group's first object, as on fibers. */
+  if (l->local_size != 0)
+    local = fpar_group_local_memory(&it, l->local_size, l->local_align);
   do
-    stop = fpar__phase_step(w, &it, m, stop & 0xffu);
+    stop = fpar__phase_step(w, &it, local, m, stop & 0xffu);
   while (stop != 0);
   g->loop_item = NULL;
   fpar__arena_release(&w->arena, g->arena_mark);

@@ -298,6 +298,69 @@ START_TEST(test_scan_local_buffer) {
 }
 END_TEST
 
+/* ---- The local struct beside other group-local memory ------------------ */
+
+typedef struct hist_args {
+  const uint32_t *in;
+  uint32_t *bins; /* 16 per group */
+  uint32_t *echo; /* the group's inputs, reversed */
+} hist_args;
+
+typedef struct hist_local {
+  uint32_t bins[16];
+} hist_local;
+
+/* A histogram in the local struct (zero-filled per group: stale counts of
+ * the previous group on the worker would show), beside an array requested
+ * in the prologue (object 1 in every mode) and a launch-time buffer. */
+FPAR_PHASE_KERNEL_LOCAL(phase_histogram, it, p, char, st, hist_local, lm) {
+  hist_args *a = p;
+  size_t n = fpar_local_range(it, 0), lid = fpar_local_id(it, 0);
+  size_t g = fpar_global_id(it, 0);
+  uint32_t *copy = fpar_group_local_memory(it, n * 4, 0);
+  uint32_t *scratch = fpar_local_buffer(it, 0);
+
+  FPAR_PHASE_BEGIN();
+  lm->bins[a->in[g] % 16]++;
+  copy[lid] = a->in[g];
+  FPAR_PHASE_BARRIER();
+  scratch[lid] = copy[n - 1 - lid];
+  FPAR_PHASE_BARRIER();
+  if (lid < 16)
+    a->bins[fpar_group_id(it, 0) * 16 + lid] = lm->bins[lid];
+  a->echo[g] = scratch[lid];
+  FPAR_PHASE_END();
+}
+
+static const size_t hist_sizes[] = {16, 33, 100};
+
+START_TEST(test_local_struct) {
+  fpar_test_env e;
+  size_t L = hist_sizes[_i], groups = 7, n = L * groups;
+  uint32_t *in = malloc(n * 4), *echo = malloc(n * 4);
+  uint32_t *bins = malloc(groups * 64), *want = calloc(groups, 64);
+  fpar_local_buffer_desc buf = {0, 4, 0};
+  hist_args a = {in, bins, echo};
+
+  fpar_test_env_init(&e, 1);
+  for (size_t i = 0; i < n; i++) {
+    in[i] = (uint32_t)test_value(i);
+    want[i / L * 16 + in[i] % 16]++;
+  }
+  for (int m = 0; m < 3; m++) {
+    memset(bins, 0xee, groups * 64);
+    run_ok(&e, &phase_histogram, fpar_range1(n), fpar_range1(L), &a, modes[m],
+           &buf, 1);
+    ck_assert_msg(memcmp(bins, want, groups * 64) == 0, "%s, L=%zu: bins",
+                  mode_names[m], L);
+    for (size_t i = 0; i < n; i++)
+      ck_assert_uint_eq(echo[i], in[i / L * L + L - 1 - i % L]);
+  }
+  free(in), free(echo), free(bins), free(want);
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 /* ---- Floating point: the same source gives the same bits ---------------- */
 
 typedef struct smooth_state {
@@ -765,6 +828,8 @@ static Suite *phase_suite(void) {
   tcase_add_loop_test(tc, test_ids_3d, 0, sizeof id_shapes / sizeof *id_shapes);
   tcase_add_loop_test(tc, test_scan_local_buffer, 0,
                       sizeof scan_sizes / sizeof *scan_sizes);
+  tcase_add_loop_test(tc, test_local_struct, 0,
+                      sizeof hist_sizes / sizeof *hist_sizes);
   tcase_add_test(tc, test_float_bits_agree);
   tcase_add_test(tc, test_state_memory_grows);
   suite_add_tcase(s, tc);

@@ -42,9 +42,13 @@ typedef struct sums_args {
 } sums_args;
 
 typedef struct sums_state {
-  float *sums; /* one slot per sub-group of the group */
-  size_t n;    /* live slots */
+  size_t n; /* live slots */
 } sums_state;
+
+/* One slot per sub-group of the group (at most 1024 sub-groups). */
+typedef struct sums_local {
+  float sums[1024];
+} sums_local;
 
 /* Sub-group g of a 2-D group: its row's sub-groups come first. */
 static size_t subgroup_index(fpar_item *it) {
@@ -53,29 +57,29 @@ static size_t subgroup_index(fpar_item *it) {
   return fpar_local_id(it, 1) * per_row + fpar_local_id(it, 0) / W;
 }
 
-/* Each sub-group sums its lanes in registers into a slot of group-local
- * memory; the slots are then folded in a tree, one barrier per step. */
-FPAR_PHASE_LANE_KERNEL(lane_sums, lk, p, sums_state, st) {
+/* Each sub-group sums its lanes in registers into a slot of the group's
+ * local struct; the slots are then folded in a tree, one barrier per
+ * step. */
+FPAR_PHASE_LANE_KERNEL_LOCAL(lane_sums, lk, p, sums_state, st, sums_local, lm) {
   sums_args *a = p;
   size_t sg = subgroup_index(lk->it);
 
   FPAR_PHASE_BEGIN();
   st->n =
       (fpar_local_range(lk->it, 0) + W - 1) / W * fpar_local_range(lk->it, 1);
-  st->sums = fpar_group_local_memory(lk->it, st->n * sizeof(float), 0);
-  st->sums[sg] = fpar_sub_group_reduce_add_f32(
+  lm->sums[sg] = fpar_sub_group_reduce_add_f32(
       lk, fpar_vf32_load_mask(a->in + fpar_global_linear_id(lk->it), lk->mask));
   while (st->n > 1) {
     FPAR_PHASE_BARRIER();
     {
       size_t half = (st->n + 1) / 2;
       if (sg + half < st->n)
-        st->sums[sg] += st->sums[sg + half];
+        lm->sums[sg] += lm->sums[sg + half];
       st->n = half;
     }
   }
   if (sg == 0)
-    a->partial[fpar_group_linear_id(lk->it)] = st->sums[0];
+    a->partial[fpar_group_linear_id(lk->it)] = lm->sums[0];
   FPAR_PHASE_END();
 }
 
