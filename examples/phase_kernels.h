@@ -27,28 +27,32 @@ FPAR_KERNEL(reduce_fibers, it, args) {
     a[1][fpar_group_id(it, 0)] = tmp[0];
 }
 
-/* The phase form of the same kernel: what lives across a barrier (the
- * local-memory pointer, the loop counter) is in the work-item's state;
- * lid is recomputed by the prologue at every phase. */
+/* The phase form of the same kernel: the group's local array is declared
+ * as the kernel's local struct (OpenCL's __local float tmp[256]), what
+ * lives across a barrier (the loop counter) is in the work-item's state,
+ * and lid is recomputed by the prologue at every phase. */
+typedef struct reduce_local {
+  float tmp[RED_WG];
+} reduce_local;
+
 typedef struct reduce_state {
-  float *tmp;
   unsigned s;
 } reduce_state;
 
-FPAR_PHASE_KERNEL(reduce_phases, it, args, reduce_state, st) {
+FPAR_PHASE_KERNEL_LOCAL(reduce_phases, it, args, reduce_state, st, reduce_local,
+                        lm) {
   float **a = args;
   size_t lid = fpar_local_id(it, 0);
 
   FPAR_PHASE_BEGIN();
-  st->tmp = fpar_group_local_memory(it, RED_WG * sizeof(float), 64);
-  st->tmp[lid] = a[0][fpar_global_id(it, 0)];
+  lm->tmp[lid] = a[0][fpar_global_id(it, 0)];
   for (st->s = RED_WG / 2; st->s > 0; st->s >>= 1) {
     FPAR_PHASE_BARRIER();
     if (lid < st->s)
-      st->tmp[lid] += st->tmp[lid + st->s];
+      lm->tmp[lid] += lm->tmp[lid + st->s];
   }
   if (lid == 0)
-    a[1][fpar_group_id(it, 0)] = st->tmp[0];
+    a[1][fpar_group_id(it, 0)] = lm->tmp[0];
   FPAR_PHASE_END();
 }
 

@@ -1,8 +1,7 @@
 /* phase_matmul.c - C = A B for 512 x 512 floats as a phase kernel with
- * 16 x 16 tiles of A and B in group-local memory (two barriers per tile
- * step), run as loops and on fibers, checked against a plain C product.
- * The same kernel as a 2-D launch with its tiles requested in the
- * prologue, so every phase gets the same two objects.
+ * 16 x 16 tiles of A and B in the group's local struct (two barriers per
+ * tile step), a 2-D launch run as loops and on fibers, checked against a
+ * plain C product.
  *
  *   ./examples/phase_matmul   prints the largest difference and "ok"
  */
@@ -24,23 +23,24 @@ typedef struct matmul_state {
   size_t t; /* first column of A (row of B) of the current tile step */
 } matmul_state;
 
-FPAR_PHASE_KERNEL(matmul, it, args, matmul_state, st) {
+/* The group's tiles of A and B. */
+typedef struct matmul_local {
+  float as[TILE][TILE], bs[TILE][TILE];
+} matmul_local;
+
+FPAR_PHASE_KERNEL_LOCAL(matmul, it, args, matmul_state, st, matmul_local, lm) {
   const matmul_args *m = args;
   size_t tx = fpar_local_id(it, 0), ty = fpar_local_id(it, 1);
   size_t col = fpar_global_id(it, 0), row = fpar_global_id(it, 1);
-  float *as = fpar_group_local_memory_for_overwrite(
-      it, sizeof(float) * TILE * TILE, 64);
-  float *bs = fpar_group_local_memory_for_overwrite(
-      it, sizeof(float) * TILE * TILE, 64);
 
   FPAR_PHASE_BEGIN();
   st->acc = 0;
   for (st->t = 0; st->t < N; st->t += TILE) {
-    as[ty * TILE + tx] = m->a[row * N + st->t + tx];
-    bs[ty * TILE + tx] = m->b[(st->t + ty) * N + col];
+    lm->as[ty][tx] = m->a[row * N + st->t + tx];
+    lm->bs[ty][tx] = m->b[(st->t + ty) * N + col];
     FPAR_PHASE_BARRIER();
     for (size_t k = 0; k < TILE; k++)
-      st->acc += as[ty * TILE + k] * bs[k * TILE + tx];
+      st->acc += lm->as[ty][k] * lm->bs[k][tx];
     FPAR_PHASE_BARRIER();
   }
   m->c[row * N + col] = st->acc;
