@@ -709,29 +709,62 @@ static void bench_scoped(void) {
 /* ---- phase: phase kernels against fibers, OpenMP and PoCL --------------- */
 
 /* The barrier microbenchmark's kernel as a phase kernel: the private value
- * and the barrier counter live in the state. */
+ * and the barrier counter live in the state, the local array (for groups
+ * of up to 1024) in the local struct. */
 typedef struct barrier_state {
-  uint32_t v, *lmem;
+  uint32_t v;
   int b;
 } barrier_state;
 
-FPAR_PHASE_KERNEL(barrier_phases, it, p, barrier_state, st) {
+typedef struct barrier_local {
+  uint32_t lmem[1024];
+} barrier_local;
+
+FPAR_PHASE_KERNEL_LOCAL(barrier_phases, it, p, barrier_state, st, barrier_local,
+                        lm) {
   barrier_args *a = p;
-  size_t lid = fpar_local_linear_id(it), L = fpar_local_range(it, 0);
+  size_t lid = fpar_local_linear_id(it);
 
   FPAR_PHASE_BEGIN();
-  st->lmem = fpar_group_local_memory_for_overwrite(it, L * 4, 64);
   st->v = (uint32_t)lid;
   for (st->b = 0; st->b < a->barriers; st->b++) {
     st->v = st->v * 1664525u + 1013904223u + (uint32_t)st->b;
-    st->lmem[lid] = st->v;
+    lm->lmem[lid] = st->v;
     FPAR_PHASE_BARRIER();
   }
   if (lid == 0) {
     uint32_t sum = 0;
-    for (size_t i = 0; i < L; i++)
-      sum += st->lmem[i];
+    for (size_t i = 0; i < fpar_local_range(it, 0); i++)
+      sum += lm->lmem[i];
     a->out[fpar_group_id(it, 0)] = sum;
+  }
+  FPAR_PHASE_END();
+}
+
+/* The same in lane form: one call per sub-group of W work-items. */
+typedef struct barrier_lane_state {
+  fpar_vu32 v;
+  int b;
+} barrier_lane_state;
+
+FPAR_PHASE_LANE_KERNEL_LOCAL(barrier_lane_phases, lk, p, barrier_lane_state, st,
+                             barrier_local, lm) {
+  barrier_args *a = p;
+  size_t first = fpar_local_id(lk->it, 0);
+
+  FPAR_PHASE_BEGIN();
+  st->v = (fpar_vu32)lk->local_id0;
+  for (st->b = 0; st->b < a->barriers; st->b++) {
+    st->v = st->v * 1664525u + 1013904223u + (uint32_t)st->b;
+    fpar_vi32_store_mask((int32_t *)lm->lmem + first, (fpar_vi32)st->v,
+                         lk->mask);
+    FPAR_PHASE_BARRIER();
+  }
+  if (first == 0) {
+    uint32_t sum = 0;
+    for (size_t i = 0; i < fpar_local_range(lk->it, 0); i++)
+      sum += lm->lmem[i];
+    a->out[fpar_group_id(lk->it, 0)] = sum;
   }
   FPAR_PHASE_END();
 }
@@ -867,54 +900,74 @@ static void bench_phase_reduce(void) {
   fpar_runtime_destroy(rt);
 }
 
-/* ns per work-item per barrier of the phase form on one worker, beside
- * the plain loops split at the barriers (the floor). */
+/* Seconds per rep of `groups` groups of L work-items running k (B = 1000
+ * barriers each) on q; the checksums must be ref. */
+static bench_stat phase_barrier_times(fpar_queue *q, const fpar_kernel *k,
+                                      size_t L, size_t groups, uint32_t ref) {
+  uint32_t *out = calloc(groups, 4);
+  barrier_args a = {1000, out};
+  double t[REPS];
+
+  for (int r = -1; r < REPS; r++) {
+    fpar_launch_desc d;
+    fpar_event *ev;
+    double t0 = bench_now();
+
+    fpar_launch_desc_init(&d);
+    d.def = k;
+    d.phase_mode = FPAR_PHASE_LOOPS;
+    d.args = &a;
+    d.global = fpar_range1(L * groups);
+    d.local = fpar_range1(L);
+    check(fpar_launch(q, &d, &ev), "phase barriers");
+    check(fpar_event_wait(ev), "phase barriers");
+    fpar_event_release(ev);
+    if (r >= 0)
+      t[r] = bench_now() - t0;
+  }
+  for (size_t g = 0; g < groups; g++)
+    if (out[g] != ref) {
+      fprintf(stderr, "bench: %s checksum mismatch at L=%zu\n", k->name, L);
+      exit(1);
+    }
+  free(out);
+  return bench_stats(t, REPS);
+}
+
+/* ns per work-item per barrier of the phase form (scalar and lane) on one
+ * worker, beside the plain loops split at the barriers (the floor). */
 static void bench_phase_barrier(void) {
   static const size_t sizes[] = {64, 256, 1024};
   fpar_runtime *rt = make_runtime(1, FPAR_FPENV_DEFAULT);
-  double tp[REPS], tr[REPS];
   fpar_queue *q;
 
   check(fpar_queue_create(rt, 0, &q), "queue");
   for (unsigned k = 0; k < 3; k++) {
     size_t L = sizes[k], groups = 8000000 / (L * 1000);
-    uint32_t *out = calloc(groups, 4), *priv = malloc(L * 4),
-             *lmem = malloc(L * 4), ref = 0;
-    double units = (double)L * 1000 * (double)groups;
-    barrier_args a = {1000, out};
+    uint32_t *priv = malloc(L * 4), *lmem = malloc(L * 4), ref = 0;
+    double units = (double)L * 1000 * (double)groups, tr[REPS];
+    bench_stat ph, lanes;
     char label[96];
 
     for (int r = -1; r < REPS; r++) {
-      fpar_launch_desc d;
-      fpar_event *ev;
-      double t0 = bench_now(), t1, t2;
-
-      fpar_launch_desc_init(&d);
-      d.def = &barrier_phases;
-      d.phase_mode = FPAR_PHASE_LOOPS;
-      d.args = &a;
-      d.global = fpar_range1(L * groups);
-      d.local = fpar_range1(L);
-      check(fpar_launch(q, &d, &ev), "phase barriers");
-      check(fpar_event_wait(ev), "phase barriers");
-      fpar_event_release(ev);
-      t1 = bench_now();
+      double t0 = bench_now();
       for (size_t g = 0; g < groups; g++)
         ref = barrier_reference(L, 1000, priv, lmem);
-      t2 = bench_now();
       if (r >= 0)
-        tp[r] = t1 - t0, tr[r] = t2 - t1;
+        tr[r] = bench_now() - t0;
     }
-    for (size_t g = 0; g < groups; g++)
-      if (out[g] != ref) {
-        fprintf(stderr, "bench: phase barrier checksum mismatch at L=%zu\n", L);
-        exit(1);
-      }
+    ph = phase_barrier_times(q, &barrier_phases, L, groups, ref);
+    lanes = phase_barrier_times(q, &barrier_lane_phases, L, groups, ref);
     snprintf(label, sizeof label, "phase barrier L=%zu", L);
-    bench_report_ns(label, tp, REPS, units);
+    printf("RESULT %-44s min %9.3f ns  median %9.3f ns  (reps %d)\n", label,
+           ph.min / units * 1e9, ph.median / units * 1e9, REPS);
+    snprintf(label, sizeof label, "phase barrier L=%zu, lane form (W=%d)", L,
+             FPAR_SIMD_WIDTH);
+    printf("RESULT %-44s min %9.3f ns  median %9.3f ns  (reps %d)\n", label,
+           lanes.min / units * 1e9, lanes.median / units * 1e9, REPS);
     snprintf(label, sizeof label, "barrier loop fission L=%zu (floor)", L);
     bench_report_ns(label, tr, REPS, units);
-    free(out), free(priv), free(lmem);
+    free(priv), free(lmem);
   }
   printf("INFO   phase barriers: target <= 1 ns per work-item per barrier at "
          "L=256 (PoCL's loop fission: 0.6-1.1 ns in the anchors)\n");
