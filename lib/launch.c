@@ -5,6 +5,7 @@
 #include "lib/error.h"
 #include "lib/internal.h"
 #include "lib/range.h"
+#include "sched/phase.h"
 
 /* Copy as much of src as fits (snprintf costs a tenth of an empty
  * launch). */
@@ -192,6 +193,7 @@ static int fpar__launch_phase(fpar__launch *l, const fpar_launch_desc *d) {
                            "exceed the address space",
                            name, l->group_fibers, k->state_size);
   l->model = FPAR__PHASE;
+  l->run_group = fpar__phase_run_group;
   l->phase_rows =
       mode == FPAR_PHASE_DEBUG ? k->phase_debug_rows : k->phase_rows;
   l->phase_debug = mode == FPAR_PHASE_DEBUG;

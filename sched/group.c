@@ -19,7 +19,6 @@
 #include <stdio.h>
 
 #include "sched/group.h"
-#include "sched/phase.h"
 
 /* Work-items a kernel call starting at local x covers: the launch's lanes
  * (1 for ordinary kernels), fewer at the end of a row. */
@@ -29,7 +28,8 @@ static inline unsigned fpar__lanes_at(const fpar__launch *l, size_t x) {
   return left < l->lanes ? (unsigned)left : l->lanes;
 }
 
-void fpar__item_begin(fpar_item *it, fpar__worker *w) {
+/* Work-item 0 of the running group. */
+static void fpar__item_begin(fpar_item *it, fpar__worker *w) {
   const fpar__launch *l = w->launch;
   const fpar__group_run *g = &w->run;
   unsigned d;
@@ -169,26 +169,36 @@ static void fpar__run_loop(const fpar__launch *l, fpar_item *it) {
   }
 }
 
-/* Run one group: work-item 0 first; if it reached a barrier the group is
- * fibers by now, else the rest is a loop. */
-static void fpar__run_group(fpar__worker *w, size_t linear) {
+void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
   const fpar__launch *l = w->launch;
   fpar__group_run *g = &w->run;
-  fpar_item it;
 
   fpar__group_id(l, linear, g->group_id);
   g->size = l->group_fibers;
   g->fibers = 0;
   g->num_objects = 0;
-  fpar__item_begin(&it, w);
-  g->loop_item = &it;
+  fpar__item_begin(it, w);
+  g->loop_item = it;
+}
+
+void fpar__group_end(fpar__worker *w) {
+  w->run.loop_item = NULL;
+  fpar__arena_release(&w->arena, w->run.arena_mark);
+}
+
+/* Run one group: work-item 0 first; if it reached a barrier the group is
+ * fibers by now, else the rest is a loop. */
+static void fpar__run_group(fpar__worker *w, size_t linear) {
+  const fpar__launch *l = w->launch;
+  fpar_item it;
+
+  fpar__group_begin(w, linear, &it);
   l->kernel(&it, l->args);
-  if (g->fibers)
+  if (w->run.fibers)
     fpar__item_exit(w);
   else
     fpar__run_loop(l, &it);
-  g->loop_item = NULL;
-  fpar__arena_release(&w->arena, g->arena_mark);
+  fpar__group_end(w);
 }
 
 void fpar__runner_main(void *arg) {
@@ -202,7 +212,7 @@ void fpar__runner_main(void *arg) {
     else if (w->launch->model == FPAR__ND_RANGE)
       fpar__run_group(w, group);
     else if (w->launch->model == FPAR__PHASE)
-      fpar__phase_run_group(w, group);
+      w->launch->run_group(w, group);
     else
       fpar__run_group_function(w, group);
     w->groups_done++;

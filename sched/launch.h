@@ -24,6 +24,7 @@ typedef struct fpar__chunk {
 } fpar__chunk;
 
 typedef struct fpar_event fpar__launch;
+struct fpar__worker;
 
 /* The programming model of a launch. */
 typedef enum fpar__model {
@@ -44,6 +45,9 @@ struct fpar_event {
   unsigned lanes;      /* > 1: lane kernel, one call per sub-group of lanes */
   size_t group_fibers; /* calls (and fibers) per group: work-items, or
                           sub-groups of a lane kernel */
+  /* FPAR__PHASE: runs one work group (sched/phase.c), set by the API
+   * layer so that the scheduler need not know phase kernels. */
+  void (*run_group)(struct fpar__worker *w, size_t linear);
   fpar_phase_rows_fn phase_rows;  /* FPAR__PHASE: one phase of a row */
   size_t state_size, state_align; /* FPAR__PHASE: each call's state */
   size_t local_size, local_align; /* FPAR__PHASE: the group's local struct */

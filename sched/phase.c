@@ -24,22 +24,13 @@
 #include "sched/group.h"
 #include "sched/phase.h"
 
-struct fpar__phase_mem {
-  char *states;
-  size_t state_bytes, state_align;
-  unsigned *stops;
-  size_t num_stops;
-};
-
 /* Memory of the group being started, grown if the launch needs more. */
-static struct fpar__phase_mem *fpar__phase_mem_for(fpar__worker *w) {
+static const fpar__phase_mem *fpar__phase_mem_for(fpar__worker *w) {
   const fpar__launch *l = w->launch;
-  struct fpar__phase_mem *m = w->phase;
+  fpar__phase_mem *m = &w->phase;
   size_t align = l->state_align > 64 ? l->state_align : 64;
   size_t bytes = (l->group_fibers * l->state_size + align - 1) / align * align;
 
-  if (m == NULL && (m = w->phase = calloc(1, sizeof *m)) == NULL)
-    fpar__group_abort(w, FPAR_ENOMEM, 0, "no memory for phase-kernel state");
   if (m->state_bytes < bytes || m->state_align < align) {
     free(m->states);
     m->state_bytes = 0;
@@ -60,15 +51,6 @@ static struct fpar__phase_mem *fpar__phase_mem_for(fpar__worker *w) {
     m->num_stops = l->group_fibers;
   }
   return m;
-}
-
-void fpar__phase_mem_free(fpar__worker *w) {
-  if (w->phase == NULL)
-    return;
-  free(w->phase->states);
-  free(w->phase->stops);
-  free(w->phase);
-  w->phase = NULL;
 }
 
 /* "file:line" of the barrier a stop names. */
@@ -114,8 +96,7 @@ fpar__phase_mismatch(fpar__worker *w, const unsigned *stops) {
  * every row of the group: in reverse order in debug mode.  Returns where
  * the calls stopped. */
 static unsigned fpar__phase_step(fpar__worker *w, fpar_item *it, void *local,
-                                 const struct fpar__phase_mem *m,
-                                 unsigned resume) {
+                                 const fpar__phase_mem *m, unsigned resume) {
   const fpar__launch *l = w->launch;
   const size_t *lr = l->geo.local_range;
   size_t rows = lr[1] * lr[2], per_row = l->group_fibers / rows, r;
@@ -140,18 +121,12 @@ static unsigned fpar__phase_step(fpar__worker *w, fpar_item *it, void *local,
 
 void fpar__phase_run_group(fpar__worker *w, size_t linear) {
   const fpar__launch *l = w->launch;
-  fpar__group_run *g = &w->run;
-  const struct fpar__phase_mem *m;
+  const fpar__phase_mem *m;
   void *local = NULL;
   fpar_item it;
   unsigned stop = 0;
 
-  fpar__group_id(l, linear, g->group_id);
-  g->size = l->group_fibers;
-  g->fibers = 0;
-  g->num_objects = 0;
-  fpar__item_begin(&it, w);
-  g->loop_item = &it;
+  fpar__group_begin(w, linear, &it);
   m = fpar__phase_mem_for(w);
   if (l->phase_debug)
     memset(m->states, 0xff, l->group_fibers * l->state_size);
@@ -161,8 +136,7 @@ void fpar__phase_run_group(fpar__worker *w, size_t linear) {
   do
     stop = fpar__phase_step(w, &it, local, m, stop & 0xffu);
   while (stop != 0);
-  g->loop_item = NULL;
-  fpar__arena_release(&w->arena, g->arena_mark);
+  fpar__group_end(w);
 }
 
 void fpar__phase_barrier_misuse(fpar__worker *w, size_t i, const char *site) {

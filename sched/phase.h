@@ -8,9 +8,6 @@
 /* Run work group `linear` of the worker's FPAR__PHASE launch. */
 void fpar__phase_run_group(fpar__worker *w, size_t linear);
 
-/* Free the worker's phase-kernel memory (NULL-safe). */
-void fpar__phase_mem_free(fpar__worker *w);
-
 /* fpar_barrier() was called by work-item i of a group that runs as phase
  * loops: fail the group. */
 _Noreturn void fpar__phase_barrier_misuse(fpar__worker *w, size_t i,

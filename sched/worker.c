@@ -19,7 +19,6 @@
 #include "sched/context.h"
 #include "sched/fault.h"
 #include "sched/group.h"
-#include "sched/phase.h"
 #include "sched/sanitizer.h"
 #include "sched/sched.h"
 #include "sched/sync.h"
@@ -343,7 +342,8 @@ static void fpar__worker_destroy(fpar__worker *w) {
   fpar__ctx_self_destroy(&w->dead_ctx);
   free(w->run.ctx);
   free(w->run.objects);
-  fpar__phase_mem_free(w);
+  free(w->phase.states);
+  free(w->phase.stops);
   fpar__stack_pool_destroy(&w->stacks);
   fpar__arena_destroy(&w->arena);
   free(w);

@@ -45,6 +45,16 @@ typedef struct fpar__group_run {
 extern const char fpar__site_exit[];
 #define FPAR__SITE_EXIT fpar__site_exit
 
+/* Memory of phase kernels run as loops (sched/phase.c): one state and one
+ * stop record per call of a group, grown on demand, reused by every
+ * group. */
+typedef struct fpar__phase_mem {
+  char *states;
+  size_t state_bytes, state_align;
+  unsigned *stops;
+  size_t num_stops;
+} fpar__phase_mem;
+
 /* A fault that ends the running group. */
 typedef struct fpar__fault {
   int code;         /* 0 when there is none */
@@ -75,7 +85,7 @@ typedef struct fpar__worker {
    * the item loop being run (NULL outside one), for the rule checks. */
   const fpar_group *innermost;
   const char *inside;
-  struct fpar__phase_mem *phase; /* phase kernels' states (sched/phase.c) */
+  fpar__phase_mem phase;
 } fpar__worker;
 
 /* fpar_barrier() finds the worker from the run state it is handed. */
