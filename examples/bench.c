@@ -120,6 +120,26 @@ static uint32_t barrier_reference(size_t L, int barriers, uint32_t *priv,
   return s;
 }
 
+/* Time and report the floor for `groups` groups of L work-items; *ref
+ * receives the checksum every group must produce. */
+static bench_stat barrier_floor(size_t L, size_t groups, double units,
+                                uint32_t *ref) {
+  uint32_t *priv = malloc(L * 4), *lmem = malloc(L * 4);
+  double t[REPS];
+  char label[96];
+
+  for (int r = -1; r < REPS; r++) {
+    double t0 = bench_now();
+    for (size_t g = 0; g < groups; g++)
+      *ref = barrier_reference(L, 1000, priv, lmem);
+    if (r >= 0)
+      t[r] = bench_now() - t0;
+  }
+  free(priv), free(lmem);
+  snprintf(label, sizeof label, "barrier loop fission L=%zu (floor)", L);
+  return bench_report_ns(label, t, REPS, units);
+}
+
 static const char *fpenv_name(fpar_fpenv e) {
   return e == FPAR_FPENV_SHARED ? "shared fpenv" : "own fpenv";
 }
@@ -144,7 +164,6 @@ static void bench_barrier(void) {
   static const fpar_fpenv modes[] = {FPAR_FPENV_ITEM, FPAR_FPENV_SHARED};
   fpar_runtime *rt[2];
   fpar_queue *q[2];
-  double tr[REPS];
 
   for (int m = 0; m < 2; m++) {
     rt[m] = make_runtime(1, modes[m]);
@@ -156,21 +175,11 @@ static void bench_barrier(void) {
          "FIBERPAR_FPENV=shared\n");
   for (unsigned k = 0; k < 3; k++) {
     size_t L = sizes[k], groups = 2000000 / (L * 1000);
-    uint32_t *out = calloc(groups, 4), *priv = malloc(L * 4),
-             *lmem = malloc(L * 4), ref = 0;
+    uint32_t *out = calloc(groups, 4), ref = 0;
     double units = (double)L * 1000 * (double)groups;
     char label[96];
-    bench_stat fibers, floor;
+    bench_stat fibers, floor = barrier_floor(L, groups, units, &ref);
 
-    for (int r = -1; r < REPS; r++) {
-      double t0 = bench_now();
-      for (size_t g = 0; g < groups; g++)
-        ref = barrier_reference(L, 1000, priv, lmem);
-      if (r >= 0)
-        tr[r] = bench_now() - t0;
-    }
-    snprintf(label, sizeof label, "barrier loop fission L=%zu (floor)", L);
-    floor = bench_report_ns(label, tr, REPS, units);
     for (int m = 0; m < 2; m++) {
       fibers = barrier_fibers(q[m], L, groups, out);
       for (size_t g = 0; g < groups; g++)
@@ -180,13 +189,12 @@ static void bench_barrier(void) {
         }
       snprintf(label, sizeof label, "barrier fibers L=%zu, %s", L,
                fpenv_name(modes[m]));
-      printf("RESULT %-44s min %9.3f ns  median %9.3f ns  (reps %d)\n", label,
-             fibers.min / units * 1e9, fibers.median / units * 1e9, REPS);
+      bench_print_ns(label, fibers, REPS, units);
     }
     printf("INFO   target <= 5 ns per work-item per barrier at L=1024 "
            "(floor %.3f ns)\n",
            floor.median / units * 1e9);
-    free(out), free(priv), free(lmem);
+    free(out);
   }
   for (int m = 0; m < 2; m++) {
     fpar_queue_destroy(q[m]);
@@ -944,30 +952,20 @@ static void bench_phase_barrier(void) {
   check(fpar_queue_create(rt, 0, &q), "queue");
   for (unsigned k = 0; k < 3; k++) {
     size_t L = sizes[k], groups = 8000000 / (L * 1000);
-    uint32_t *priv = malloc(L * 4), *lmem = malloc(L * 4), ref = 0;
-    double units = (double)L * 1000 * (double)groups, tr[REPS];
-    bench_stat ph, lanes;
+    double units = (double)L * 1000 * (double)groups;
+    uint32_t ref = 0;
     char label[96];
 
-    for (int r = -1; r < REPS; r++) {
-      double t0 = bench_now();
-      for (size_t g = 0; g < groups; g++)
-        ref = barrier_reference(L, 1000, priv, lmem);
-      if (r >= 0)
-        tr[r] = bench_now() - t0;
-    }
-    ph = phase_barrier_times(q, &barrier_phases, L, groups, ref);
-    lanes = phase_barrier_times(q, &barrier_lane_phases, L, groups, ref);
+    barrier_floor(L, groups, units, &ref);
     snprintf(label, sizeof label, "phase barrier L=%zu", L);
-    printf("RESULT %-44s min %9.3f ns  median %9.3f ns  (reps %d)\n", label,
-           ph.min / units * 1e9, ph.median / units * 1e9, REPS);
+    bench_print_ns(label,
+                   phase_barrier_times(q, &barrier_phases, L, groups, ref),
+                   REPS, units);
     snprintf(label, sizeof label, "phase barrier L=%zu, lane form (W=%d)", L,
              FPAR_SIMD_WIDTH);
-    printf("RESULT %-44s min %9.3f ns  median %9.3f ns  (reps %d)\n", label,
-           lanes.min / units * 1e9, lanes.median / units * 1e9, REPS);
-    snprintf(label, sizeof label, "barrier loop fission L=%zu (floor)", L);
-    bench_report_ns(label, tr, REPS, units);
-    free(priv), free(lmem);
+    bench_print_ns(label,
+                   phase_barrier_times(q, &barrier_lane_phases, L, groups, ref),
+                   REPS, units);
   }
   printf("INFO   phase barriers: target <= 1 ns per work-item per barrier at "
          "L=256 (PoCL's loop fission: 0.6-1.1 ns in the anchors)\n");

@@ -14,11 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
-
-static const fpar_phase_mode modes[] = {FPAR_PHASE_LOOPS, FPAR_PHASE_DEBUG,
-                                        FPAR_PHASE_FIBERS};
-static const char *const mode_names[] = {"loops", "debug", "fibers"};
+#include "test_phase_util.h"
 
 /* A deterministic pseudo-random value for index i (splitmix64). */
 static uint64_t test_value(uint64_t i) {
@@ -27,24 +23,6 @@ static uint64_t test_value(uint64_t i) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
   return z ^ (z >> 31);
-}
-
-/* Submit k in the given mode with optional launch-time local buffers. */
-static int submit(fpar_test_env *e, const fpar_kernel *k, fpar_range global,
-                  fpar_range local, void *args, fpar_phase_mode mode,
-                  const fpar_local_buffer_desc *bufs, unsigned nbufs,
-                  fpar_event **ev) {
-  fpar_launch_desc d;
-
-  fpar_launch_desc_init(&d);
-  d.def = k;
-  d.phase_mode = mode;
-  d.args = args;
-  d.global = global;
-  d.local = local;
-  d.local_buffers = bufs;
-  d.num_local_buffers = nbufs;
-  return fpar_launch(e->q, &d, ev);
 }
 
 /* Run k to completion in the given mode. */

@@ -12,27 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
+#include "test_phase_util.h"
 
 #define W FPAR_SIMD_WIDTH
-
-static const fpar_phase_mode modes[] = {FPAR_PHASE_LOOPS, FPAR_PHASE_DEBUG,
-                                        FPAR_PHASE_FIBERS};
-static const char *const mode_names[] = {"loops", "debug", "fibers"};
-
-static int submit(fpar_test_env *e, const fpar_kernel *k, fpar_range global,
-                  fpar_range local, void *args, fpar_phase_mode mode,
-                  fpar_event **ev) {
-  fpar_launch_desc d;
-
-  fpar_launch_desc_init(&d);
-  d.def = k;
-  d.phase_mode = mode;
-  d.args = args;
-  d.global = global;
-  d.local = local;
-  return fpar_launch(e->q, &d, ev);
-}
 
 /* ---- A reduction over sub-group sums ------------------------------------ */
 
@@ -105,7 +87,7 @@ START_TEST(test_lane_sums) {
     a.in = in;
     a.partial = out[m];
     ck_assert_fpar_ok(submit(&e, &lane_sums, fpar_range2(lx * groups, ly),
-                             fpar_range2(lx, ly), &a, modes[m], &ev));
+                             fpar_range2(lx, ly), &a, modes[m], NULL, 0, &ev));
     fpar_test_wait_ok(ev);
     for (size_t g = 0; g < groups; g++)
       ck_assert_msg(out[m][g] == want[g], "%s, %zux%zu: group %zu: %g != %g",
@@ -148,7 +130,7 @@ START_TEST(test_lane_divergence) {
   for (int m = 0; m < 3; m++) {
     fpar_event *ev;
     ck_assert_fpar_ok(submit(&e, &lane_returns_early, fpar_range1(4 * W),
-                             fpar_range1(4 * W), NULL, modes[m], &ev));
+                             fpar_range1(4 * W), NULL, modes[m], NULL, 0, &ev));
     fpar_test_wait_fault(ev, FPAR_EDIVERGENCE, want, "test_phase_lanes.c:");
   }
   fpar_test_env_fini(&e);
