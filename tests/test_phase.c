@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_phase_util.h"
+#include "testutil_phase.h"
 
 /* A deterministic pseudo-random value for index i (splitmix64). */
 static uint64_t test_value(uint64_t i) {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_phase_util.h"
+#include "testutil_phase.h"
 
 #define W FPAR_SIMD_WIDTH
 
