@@ -497,7 +497,8 @@ FPAR_EXTERN void *fpar_local_buffer(fpar_item *it, unsigned k);
 typedef void (*fpar_row_fn)(fpar_item *it, void *args, size_t x_end);
 
 /** Define `static void name(...)`, a row runner for `kernel`, a kernel
- *  function visible in this file (best `static inline`).  The loop over a
+ *  function visible in this file (best `static inline`); FPAR_KERNEL
+ *  (<fiberpar/phase.h>) defines a kernel and its row runner at once.  The loop over a
  *  row of work-items is then compiled in the caller's translation unit,
  *  where the kernel inlines into it and the compiler can hoist loads and
  *  vectorise as in a plain C loop; through a kernel pointer every
