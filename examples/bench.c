@@ -2,13 +2,14 @@
  * side in one run.  Every figure is repeated; min and median are printed.
  *
  *   ./examples/bench [section...]   sections: barrier free launch memory
- *                                   scoped (default: all)
+ *                                   scoped lanes phase (default: all)
  *
  * barrier  ns per work-item per barrier at L = 64, 256, 1024 on one worker,
  *          beside the same work as plain loops split at the barriers (what
  *          a compiler's loop fission produces: the floor).
- * free     barrier-free nd_range kernels against the same loop body in an
- *          OpenMP parallel for (memory-bound and compute-bound).
+ * free     barrier-free nd_range kernels, through a bare kernel pointer and
+ *          in their normal spelling (FPAR_KERNEL), against the same loop
+ *          body in an OpenMP parallel for (memory-bound and compute-bound).
  * launch   empty-launch latency (submit + wait) and throughput, beside an
  *          empty OpenMP parallel region.
  * memory   resident memory of a 1024-work-item group's fibers.
@@ -17,6 +18,13 @@
  * lanes    lane-form kernels (W lanes per sub-group): barrier cost at
  *          L = 256 and 1024, reductions, NBody, tiled SGEMM and a Jacobi
  *          stencil against OpenMP SIMD loops on the same data.
+ * phase    phase kernels (FPAR_PHASE_KERNEL): the tree reduction of 2^24
+ *          floats in groups of 256 as loops, the same source on fibers,
+ *          the fpar_barrier() kernel and an OpenMP SIMD loop, beside PoCL
+ *          (measured when FIBERPAR_BENCH_POCL_REDUCE names the anchors'
+ *          reduce program, else the anchors' recorded figure, labelled
+ *          so); ns per work-item per barrier at L = 64, 256, 1024 on one
+ *          worker beside the loop-fission floor.
  */
 #include <fiberpar/simd.h>
 #include <math.h>
@@ -30,6 +38,7 @@
 
 #include "bench_util.h"
 #include "lane_kernels.h"
+#include "phase_kernels.h"
 
 #define REPS 9
 
@@ -111,6 +120,26 @@ static uint32_t barrier_reference(size_t L, int barriers, uint32_t *priv,
   return s;
 }
 
+/* Time and report the floor for `groups` groups of L work-items; *ref
+ * receives the checksum every group must produce. */
+static bench_stat barrier_floor(size_t L, size_t groups, double units,
+                                uint32_t *ref) {
+  uint32_t *priv = malloc(L * 4), *lmem = malloc(L * 4);
+  double t[REPS];
+  char label[96];
+
+  for (int r = -1; r < REPS; r++) {
+    double t0 = bench_now();
+    for (size_t g = 0; g < groups; g++)
+      *ref = barrier_reference(L, 1000, priv, lmem);
+    if (r >= 0)
+      t[r] = bench_now() - t0;
+  }
+  free(priv), free(lmem);
+  snprintf(label, sizeof label, "barrier loop fission L=%zu (floor)", L);
+  return bench_report_ns(label, t, REPS, units);
+}
+
 static const char *fpenv_name(fpar_fpenv e) {
   return e == FPAR_FPENV_SHARED ? "shared fpenv" : "own fpenv";
 }
@@ -135,7 +164,6 @@ static void bench_barrier(void) {
   static const fpar_fpenv modes[] = {FPAR_FPENV_ITEM, FPAR_FPENV_SHARED};
   fpar_runtime *rt[2];
   fpar_queue *q[2];
-  double tr[REPS];
 
   for (int m = 0; m < 2; m++) {
     rt[m] = make_runtime(1, modes[m]);
@@ -147,21 +175,11 @@ static void bench_barrier(void) {
          "FIBERPAR_FPENV=shared, the default\n");
   for (unsigned k = 0; k < 3; k++) {
     size_t L = sizes[k], groups = 2000000 / (L * 1000);
-    uint32_t *out = calloc(groups, 4), *priv = malloc(L * 4),
-             *lmem = malloc(L * 4), ref = 0;
+    uint32_t *out = calloc(groups, 4), ref = 0;
     double units = (double)L * 1000 * (double)groups;
     char label[96];
-    bench_stat fibers, floor;
+    bench_stat fibers, floor = barrier_floor(L, groups, units, &ref);
 
-    for (int r = -1; r < REPS; r++) {
-      double t0 = bench_now();
-      for (size_t g = 0; g < groups; g++)
-        ref = barrier_reference(L, 1000, priv, lmem);
-      if (r >= 0)
-        tr[r] = bench_now() - t0;
-    }
-    snprintf(label, sizeof label, "barrier loop fission L=%zu (floor)", L);
-    floor = bench_report_ns(label, tr, REPS, units);
     for (int m = 0; m < 2; m++) {
       fibers = barrier_fibers(q[m], L, groups, out);
       for (size_t g = 0; g < groups; g++)
@@ -171,13 +189,12 @@ static void bench_barrier(void) {
         }
       snprintf(label, sizeof label, "barrier fibers L=%zu, %s", L,
                fpenv_name(modes[m]));
-      printf("RESULT %-44s min %9.3f ns  median %9.3f ns  (reps %d)\n", label,
-             fibers.min / units * 1e9, fibers.median / units * 1e9, REPS);
+      bench_print_ns(label, fibers, REPS, units);
     }
     printf("INFO   target <= 5 ns per work-item per barrier at L=1024 "
            "(floor %.3f ns)\n",
            floor.median / units * 1e9);
-    free(out), free(priv), free(lmem);
+    free(out);
   }
   for (int m = 0; m < 2; m++) {
     fpar_queue_destroy(q[m]);
@@ -198,10 +215,9 @@ static inline void saxpy_body(const saxpy_args *s, size_t i) {
   s->z[i] = s->a * s->x[i] + s->y[i];
 }
 
-static inline void saxpy_kernel(fpar_item *it, void *p) {
+FPAR_KERNEL(saxpy_kernel, it, p) {
   saxpy_body(p, fpar_global_id(it, 0));
 }
-FPAR_DEFINE_ROW(saxpy_row, saxpy_kernel)
 
 static void saxpy_reference(void *p, size_t n) {
 #pragma omp parallel for schedule(static)
@@ -229,10 +245,9 @@ static inline void bs_body(const bs_args *b, size_t i) {
   b->call[i] = s * cnd(d1) - k * expf(-r * t) * cnd(d2);
 }
 
-static inline void bs_kernel(fpar_item *it, void *p) {
+FPAR_KERNEL(bs_kernel, it, p) {
   bs_body(p, fpar_global_id(it, 0));
 }
-FPAR_DEFINE_ROW(bs_row, bs_kernel)
 
 static void bs_reference(void *p, size_t n) {
 #pragma omp parallel for schedule(static)
@@ -240,15 +255,15 @@ static void bs_reference(void *p, size_t n) {
     bs_body(p, i);
 }
 
-/* One barrier-free kernel: through its kernel pointer, through its row
- * runner, and as the same body in an OpenMP loop, alternated rep by rep so
- * that drift hits all three alike.  out/ref_out must match bit for bit. */
+/* One barrier-free kernel: through its bare kernel pointer, in its normal
+ * spelling (FPAR_KERNEL: the kernel with its FPAR_DEFINE_ROW runner), and
+ * as the same body in an OpenMP loop, alternated rep by rep so that drift
+ * hits all three alike.  out/ref_out must match bit for bit. */
 typedef struct free_case {
   const char *name, *unit;
   double work; /* units per rep, in the unit's scale */
   size_t n;
-  fpar_kernel_fn kernel;
-  fpar_row_fn row;
+  const fpar_kernel *kernel;
   void *args, *ref_args;
   void (*reference)(void *ref_args, size_t n);
   const float *out, *ref_out;
@@ -260,20 +275,15 @@ static void bench_free_case(fpar_queue *q, const free_case *c) {
   char label[80];
 
   for (int rep = -1; rep < REPS; rep++) {
-    fpar_launch_desc d;
     fpar_event *ev;
     double t0 = bench_now(), t1, t2, t3;
 
-    run(q, fpar_range1(c->n), FPAR_LOCAL_AUTO, c->kernel, c->args);
+    run(q, fpar_range1(c->n), FPAR_LOCAL_AUTO, c->kernel->fn, c->args);
     t1 = bench_now();
-    fpar_launch_desc_init(&d);
-    d.name = c->name;
-    d.kernel = c->kernel;
-    d.row = c->row;
-    d.args = c->args;
-    d.global = fpar_range1(c->n);
-    check(fpar_launch(q, &d, &ev), "launch");
-    check(fpar_event_wait(ev), "row launch");
+    check(fpar_parallel_for_kernel(q, fpar_range1(c->n), FPAR_LOCAL_AUTO,
+                                   c->kernel, c->args, &ev),
+          "launch");
+    check(fpar_event_wait(ev), "FPAR_KERNEL launch");
     fpar_event_release(ev);
     t2 = bench_now();
     c->reference(c->ref_args, c->n);
@@ -288,15 +298,15 @@ static void bench_free_case(fpar_queue *q, const free_case *c) {
     fprintf(stderr, "bench: %s results differ from the reference\n", c->name);
     exit(1);
   }
-  snprintf(label, sizeof label, "free %s nd_range kernel", c->name);
+  snprintf(label, sizeof label, "free %s kernel pointer", c->name);
   k = bench_report_rate(label, tk, REPS, c->work, c->unit);
-  snprintf(label, sizeof label, "free %s nd_range FPAR_DEFINE_ROW", c->name);
+  snprintf(label, sizeof label, "free %s FPAR_KERNEL", c->name);
   r = bench_report_rate(label, tr, REPS, c->work, c->unit);
   snprintf(label, sizeof label, "free %s OpenMP parallel for", c->name);
   o = bench_report_rate(label, to, REPS, c->work, c->unit);
-  snprintf(label, sizeof label, "free %s: kernel vs OpenMP", c->name);
-  bench_report_ratio(label, k, o, 0.95);
-  snprintf(label, sizeof label, "free %s: row vs OpenMP", c->name);
+  snprintf(label, sizeof label, "free %s: kernel pointer vs OpenMP", c->name);
+  bench_report_ratio(label, k, o, 0.0);
+  snprintf(label, sizeof label, "free %s: FPAR_KERNEL vs OpenMP", c->name);
   bench_report_ratio(label, r, o, 0.95);
 }
 
@@ -310,23 +320,14 @@ static void bench_free(void) {
         *call2 = malloc(nb * 4);
   saxpy_args sa = {1.0001f, x, y, z}, sa2 = {1.0001f, x, y, z2};
   bs_args ba = {spot, strike, years, call}, ba2 = {spot, strike, years, call2};
-  free_case saxpy = {"saxpy 2^24",
-                     "GB/s",
-                     12.0 * (double)n / 1e9,
-                     n,
-                     saxpy_kernel,
-                     saxpy_row,
-                     &sa,
-                     &sa2,
-                     saxpy_reference,
-                     z,
-                     z2};
+  free_case saxpy = {
+      "saxpy 2^24", "GB/s", 12.0 * (double)n / 1e9, n, &saxpy_kernel,
+      &sa,          &sa2,   saxpy_reference,        z, z2};
   free_case bs = {"black-scholes 2^22",
                   "Mopt/s",
                   (double)nb / 1e6,
                   nb,
-                  bs_kernel,
-                  bs_row,
+                  &bs_kernel,
                   &ba,
                   &ba2,
                   bs_reference,
@@ -713,6 +714,270 @@ static void bench_scoped(void) {
   fpar_runtime_destroy(rt);
 }
 
+/* ---- phase: phase kernels against fibers, OpenMP and PoCL --------------- */
+
+/* The barrier microbenchmark's kernel as a phase kernel: the private value
+ * and the barrier counter live in the state, the local array (for groups
+ * of up to 1024) in the local struct. */
+typedef struct barrier_state {
+  uint32_t v;
+  int b;
+} barrier_state;
+
+typedef struct barrier_local {
+  uint32_t lmem[1024];
+} barrier_local;
+
+FPAR_PHASE_KERNEL_LOCAL(barrier_phases, it, p, barrier_state, st, barrier_local,
+                        lm) {
+  barrier_args *a = p;
+  size_t lid = fpar_local_linear_id(it);
+
+  FPAR_PHASE_BEGIN();
+  st->v = (uint32_t)lid;
+  for (st->b = 0; st->b < a->barriers; st->b++) {
+    st->v = st->v * 1664525u + 1013904223u + (uint32_t)st->b;
+    lm->lmem[lid] = st->v;
+    FPAR_PHASE_BARRIER();
+  }
+  if (lid == 0) {
+    uint32_t sum = 0;
+    for (size_t i = 0; i < fpar_local_range(it, 0); i++)
+      sum += lm->lmem[i];
+    a->out[fpar_group_id(it, 0)] = sum;
+  }
+  FPAR_PHASE_END();
+}
+
+/* The same in lane form: one call per sub-group of W work-items. */
+typedef struct barrier_lane_state {
+  fpar_vu32 v;
+  int b;
+} barrier_lane_state;
+
+FPAR_PHASE_LANE_KERNEL_LOCAL(barrier_lane_phases, lk, p, barrier_lane_state, st,
+                             barrier_local, lm) {
+  barrier_args *a = p;
+  size_t first = fpar_local_id(lk->it, 0);
+
+  FPAR_PHASE_BEGIN();
+  st->v = (fpar_vu32)lk->local_id0;
+  for (st->b = 0; st->b < a->barriers; st->b++) {
+    st->v = st->v * 1664525u + 1013904223u + (uint32_t)st->b;
+    fpar_vi32_store_mask((int32_t *)lm->lmem + first, (fpar_vi32)st->v,
+                         lk->mask);
+    FPAR_PHASE_BARRIER();
+  }
+  if (first == 0) {
+    uint32_t sum = 0;
+    for (size_t i = 0; i < fpar_local_range(lk->it, 0); i++)
+      sum += lm->lmem[i];
+    a->out[fpar_group_id(lk->it, 0)] = sum;
+  }
+  FPAR_PHASE_END();
+}
+
+/* Run k over n floats in groups of RED_WG and add the group sums on the
+ * host, as the PoCL anchor does inside its timed region. */
+static double phase_reduce_run(fpar_queue *q, const fpar_kernel *k,
+                               fpar_phase_mode mode, float **args, size_t n) {
+  fpar_launch_desc d;
+  fpar_event *ev;
+  double sum = 0;
+
+  fpar_launch_desc_init(&d);
+  d.def = k;
+  d.phase_mode = mode;
+  d.args = args;
+  d.global = fpar_range1(n);
+  d.local = fpar_range1(RED_WG);
+  check(fpar_launch(q, &d, &ev), "phase reduction");
+  if (fpar_event_wait(ev) != 0) {
+    fprintf(stderr, "bench: reduction failed: %s\n", fpar_event_error(ev));
+    exit(1);
+  }
+  fpar_event_release(ev);
+  for (size_t g = 0; g < n / RED_WG; g++)
+    sum += args[1][g];
+  return sum;
+}
+
+/* PoCL's figure for the same reduction: measured now by the command in
+ * FIBERPAR_BENCH_POCL_REDUCE (the anchors' reduce program, e.g.
+ * "../shared/anchors/build/reduce 9"), else the anchors' recorded figure.
+ * Returns seconds per reduction of 2^24 floats (min and median). */
+static bench_stat pocl_reduce_reference(double bytes) {
+  const char *cmd = getenv("FIBERPAR_BENCH_POCL_REDUCE");
+  bench_stat s = {bytes / 0.8395e9, bytes / 0.7721e9};
+  char line[512];
+  double best = 0, median = 0;
+  FILE *child = NULL;
+
+  fflush(stdout);
+  if (cmd != NULL && *cmd != '\0')
+    child = popen(cmd, "r");
+  if (child == NULL) {
+    printf("ANCHOR reduction 2^24, PoCL 3.1 (shared/anchors results, NOT "
+           "measured in this run) best 0.840 GB/s  median 0.772 GB/s\n");
+    return s;
+  }
+  while (fgets(line, sizeof line, child) != NULL) {
+    const char *r = strstr(line, "rate best");
+    if (strncmp(line, "RESULT reduce pocl (", 20) == 0 && r != NULL)
+      sscanf(r, "rate best %lf median %lf", &best, &median);
+  }
+  pclose(child);
+  if (best <= 0 || median <= 0) {
+    fprintf(stderr, "bench: no PoCL result from '%s'\n", cmd);
+    exit(1);
+  }
+  printf("RESULT %-44s best %9.3f GB/s  median %9.3f GB/s  (measured now: "
+         "%s)\n",
+         "reduction 2^24, PoCL loop fission", best, median, cmd);
+  s.min = bytes / (best * 1e9);
+  s.median = bytes / (median * 1e9);
+  return s;
+}
+
+static void bench_phase_reduce(void) {
+  const size_t n = (size_t)1 << 24;
+  const double bytes = 4.0 * (double)n;
+  static const char *const labels[] = {
+      "reduction 2^24, phase kernel (loops)",
+      "reduction 2^24, phase kernel on fibers",
+      "reduction 2^24, fpar_barrier kernel",
+      "reduction 2^24, OpenMP simd",
+  };
+  fpar_runtime *rt = make_runtime(0, FPAR_FPENV_DEFAULT);
+  float *in = malloc(n * 4), *partial = malloc(n / RED_WG * 4);
+  float *args[2] = {in, partial};
+  double t[4][REPS], sum[4], ref = 0;
+  bench_stat st[4], pocl;
+  fpar_queue *q;
+
+  check(fpar_queue_create(rt, 0, &q), "queue");
+  printf("# phase: %u workers; tree reduction in groups of %d (8 barriers), "
+         "the anchors' data\n",
+         fpar_runtime_num_threads(rt), RED_WG);
+  for (size_t i = 0; i < n; i++) {
+    in[i] = (float)((i * 2654435761u) >> 8 & 0xffffff) * (1.0f / 16777216.0f);
+    ref += in[i];
+  }
+  /* The fiber runs take seconds each: they get 3 of the REPS. */
+  for (int r = -1; r < REPS; r++) {
+    double t0 = bench_now(), t1, t2, t3, t4;
+    float s = 0;
+
+    sum[0] = phase_reduce_run(q, &reduce_phases, FPAR_PHASE_LOOPS, args, n);
+    t1 = bench_now();
+    if (r < 3)
+      sum[1] = phase_reduce_run(q, &reduce_phases, FPAR_PHASE_FIBERS, args, n);
+    t2 = bench_now();
+    if (r < 3)
+      sum[2] = phase_reduce_run(q, &reduce_fibers, FPAR_PHASE_DEFAULT, args, n);
+    t3 = bench_now();
+#pragma omp parallel for simd reduction(+ : s)
+    for (size_t i = 0; i < n; i++)
+      s += in[i];
+    sum[3] = s;
+    t4 = bench_now();
+    if (r >= 0) {
+      t[0][r] = t1 - t0, t[3][r] = t4 - t3;
+      if (r < 3)
+        t[1][r] = t2 - t1, t[2][r] = t3 - t2;
+    }
+  }
+  for (int k = 0; k < 4; k++) {
+    if (fabs(sum[k] - ref) > 1e-4 * ref) {
+      fprintf(stderr, "bench: %s: sum %g != %g\n", labels[k], sum[k], ref);
+      exit(1);
+    }
+    st[k] = bench_report_rate(labels[k], t[k], k == 1 || k == 2 ? 3 : REPS,
+                              bytes / 1e9, "GB/s");
+  }
+  pocl = pocl_reduce_reference(bytes);
+  bench_report_ratio("reduction: phase loops vs phase on fibers", st[0], st[1],
+                     10.0);
+  bench_report_ratio("reduction: phase loops vs fpar_barrier fibers", st[0],
+                     st[2], 10.0);
+  bench_report_ratio("reduction: phase loops vs PoCL", st[0], pocl, 1.0);
+  bench_report_ratio("reduction: phase loops vs OpenMP simd", st[0], st[3],
+                     0.0);
+  free(in), free(partial);
+  fpar_queue_destroy(q);
+  fpar_runtime_destroy(rt);
+}
+
+/* Seconds per rep of `groups` groups of L work-items running k (B = 1000
+ * barriers each) on q; the checksums must be ref. */
+static bench_stat phase_barrier_times(fpar_queue *q, const fpar_kernel *k,
+                                      size_t L, size_t groups, uint32_t ref) {
+  uint32_t *out = calloc(groups, 4);
+  barrier_args a = {1000, out};
+  double t[REPS];
+
+  for (int r = -1; r < REPS; r++) {
+    fpar_launch_desc d;
+    fpar_event *ev;
+    double t0 = bench_now();
+
+    fpar_launch_desc_init(&d);
+    d.def = k;
+    d.phase_mode = FPAR_PHASE_LOOPS;
+    d.args = &a;
+    d.global = fpar_range1(L * groups);
+    d.local = fpar_range1(L);
+    check(fpar_launch(q, &d, &ev), "phase barriers");
+    check(fpar_event_wait(ev), "phase barriers");
+    fpar_event_release(ev);
+    if (r >= 0)
+      t[r] = bench_now() - t0;
+  }
+  for (size_t g = 0; g < groups; g++)
+    if (out[g] != ref) {
+      fprintf(stderr, "bench: %s checksum mismatch at L=%zu\n", k->name, L);
+      exit(1);
+    }
+  free(out);
+  return bench_stats(t, REPS);
+}
+
+/* ns per work-item per barrier of the phase form (scalar and lane) on one
+ * worker, beside the plain loops split at the barriers (the floor). */
+static void bench_phase_barrier(void) {
+  static const size_t sizes[] = {64, 256, 1024};
+  fpar_runtime *rt = make_runtime(1, FPAR_FPENV_DEFAULT);
+  fpar_queue *q;
+
+  check(fpar_queue_create(rt, 0, &q), "queue");
+  for (unsigned k = 0; k < 3; k++) {
+    size_t L = sizes[k], groups = 8000000 / (L * 1000);
+    double units = (double)L * 1000 * (double)groups;
+    uint32_t ref = 0;
+    char label[96];
+
+    barrier_floor(L, groups, units, &ref);
+    snprintf(label, sizeof label, "phase barrier L=%zu", L);
+    bench_print_ns(label,
+                   phase_barrier_times(q, &barrier_phases, L, groups, ref),
+                   REPS, units);
+    snprintf(label, sizeof label, "phase barrier L=%zu, lane form (W=%d)", L,
+             FPAR_SIMD_WIDTH);
+    bench_print_ns(label,
+                   phase_barrier_times(q, &barrier_lane_phases, L, groups, ref),
+                   REPS, units);
+  }
+  printf("INFO   phase barriers: target <= 1 ns per work-item per barrier at "
+         "L=256 (PoCL's loop fission: 0.6-1.1 ns in the anchors)\n");
+  fpar_queue_destroy(q);
+  fpar_runtime_destroy(rt);
+}
+
+static void bench_phase(void) {
+  bench_phase_reduce();
+  bench_phase_barrier();
+}
+
 /* ---- lanes: lane-form kernels against OpenMP SIMD ------------------------ */
 
 /* Run ours(ctx) and ref(ctx) alternately, REPS timed times each after one
@@ -1020,7 +1285,8 @@ int main(int argc, char **argv) {
     void (*fn)(void);
   } sections[] = {{"barrier", bench_barrier}, {"free", bench_free},
                   {"launch", bench_launch},   {"memory", bench_memory},
-                  {"scoped", bench_scoped},   {"lanes", bench_lanes}};
+                  {"scoped", bench_scoped},   {"lanes", bench_lanes},
+                  {"phase", bench_phase}};
   size_t i;
   int a;
 

@@ -36,13 +36,20 @@ static inline bench_stat bench_stats(double *t, int n) {
   return s;
 }
 
-/* One result line: per-unit cost in ns (units = operations per rep). */
+/* One result line: per-unit cost in ns of n reps summarised in s (units =
+ * operations per rep). */
+static inline void bench_print_ns(const char *label, bench_stat s, int n,
+                                  double units) {
+  printf("RESULT %-44s min %9.3f ns  median %9.3f ns  (reps %d)\n", label,
+         s.min / units * 1e9, s.median / units * 1e9, n);
+}
+
+/* The same for the times t[0..n-1] (sorts t). */
 static inline bench_stat bench_report_ns(const char *label, double *t, int n,
                                          double units) {
   bench_stat s = bench_stats(t, n);
 
-  printf("RESULT %-44s min %9.3f ns  median %9.3f ns  (reps %d)\n", label,
-         s.min / units * 1e9, s.median / units * 1e9, n);
+  bench_print_ns(label, s, n, units);
   return s;
 }
 

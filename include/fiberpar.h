@@ -645,7 +645,8 @@ FPAR_EXTERN void *fpar_local_buffer(fpar_item *it, unsigned k);
 typedef void (*fpar_row_fn)(fpar_item *it, void *args, size_t x_end);
 
 /** Define `static void name(...)`, a row runner for `kernel`, a kernel
- *  function visible in this file (best `static inline`).  The loop over a
+ *  function visible in this file (best `static inline`); FPAR_KERNEL
+ *  (<fiberpar/phase.h>) defines a kernel and its row runner at once.  The loop over a
  *  row of work-items is then compiled in the caller's translation unit,
  *  where the kernel inlines into it and the compiler can hoist loads and
  *  vectorise as in a plain C loop; through a kernel pointer every
@@ -689,7 +690,22 @@ typedef struct fpar_local_buffer_desc {
  *  rejected with FPAR_EINVAL or fail the launch. */
 #define FPAR_MAX_LOCAL_ALIGN 4096
 
-/** A full launch description.  Exactly one of kernel, scoped and
+/** A kernel defined with its runners by FPAR_KERNEL, FPAR_LANE_KERNEL,
+ *  FPAR_PHASE_KERNEL or FPAR_PHASE_LANE_KERNEL (<fiberpar/phase.h>). */
+typedef struct fpar_kernel fpar_kernel;
+
+/** How a phase kernel (FPAR_PHASE_KERNEL) runs (FIBERPAR_PHASE=loops|
+ *  fibers|debug). */
+typedef enum fpar_phase_mode {
+  FPAR_PHASE_DEFAULT = 0, /**< FIBERPAR_PHASE, else FPAR_PHASE_LOOPS */
+  FPAR_PHASE_LOOPS,       /**< each phase as one loop over the work-items */
+  FPAR_PHASE_FIBERS,      /**< each work-item a fiber, as a kernel with
+                               fpar_barrier() (the reference) */
+  FPAR_PHASE_DEBUG        /**< loops in reverse order, per-item state and
+                               stack poisoned, no inlining */
+} fpar_phase_mode;
+
+/** A full launch description.  Exactly one of def, kernel, scoped and
  *  hierarchical is set.  For a kernel, global and local are the nd_range;
  *  for a scoped or hierarchical group function, global is the number of
  *  work groups and local the group size (logical items for scoped groups,
@@ -708,6 +724,10 @@ typedef struct fpar_launch_desc {
   fpar_range local; /**< FPAR_LOCAL_AUTO lets the runtime choose */
   const fpar_local_buffer_desc *local_buffers; /**< copied at submission */
   unsigned num_local_buffers;
+  /** Instead of kernel, row and lanes: a kernel defined with its runners
+   *  (FPAR_KERNEL...), whose name serves when name is NULL. */
+  const fpar_kernel *def;
+  fpar_phase_mode phase_mode; /**< for a phase kernel def only */
 } fpar_launch_desc;
 
 /**
@@ -747,6 +767,7 @@ FPAR_EXTERN int fpar_parallel_for(fpar_queue *q, fpar_range global,
 }
 #endif
 
+#include <fiberpar/phase.h>
 #include <fiberpar/scoped.h>
 
 #endif /* FIBERPAR_H */

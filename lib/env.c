@@ -195,3 +195,12 @@ int fpar__env_stack_guard(const char *name, int *prot) {
 
   return fpar__env_keyword(name, words, values, 2, NULL, prot);
 }
+int fpar__env_phase(const char *name, fpar_phase_mode *out) {
+  static const char *const words[] = {"loops", "fibers", "debug"};
+  static const int values[] = {FPAR_PHASE_LOOPS, FPAR_PHASE_FIBERS,
+                               FPAR_PHASE_DEBUG};
+  int v = (int)*out, err = fpar__env_keyword(name, words, values, 3, NULL, &v);
+
+  *out = (fpar_phase_mode)v;
+  return err;
+}

@@ -29,5 +29,6 @@ void fpar__env_local_rank(unsigned *rank, unsigned *ranks);
 
 /* auto (0): guards as the kernel allows; mprotect (1): PROT_NONE guards. */
 int fpar__env_stack_guard(const char *name, int *prot);
+int fpar__env_phase(const char *name, fpar_phase_mode *out);
 
 #endif

@@ -1,10 +1,12 @@
 /* launch.c - nd_range launches: checking a description and submitting it. */
 #include <string.h>
 
+#include "lib/env.h"
 #include "lib/error.h"
 #include "lib/internal.h"
 #include "lib/range.h"
 #include "sched/arena.h"
+#include "sched/phase.h"
 
 /* Copy as much of src as fits (snprintf costs a tenth of an empty
  * launch). */
@@ -136,7 +138,83 @@ static int fpar__launch_model(const fpar_launch_desc *d, fpar__model *model) {
   return 0;
 }
 
+/* A description with a def, as the description it stands for: kernel, row
+ * and lanes (and, if unset, the name) come from the def. */
+static int fpar__launch_def(const fpar_launch_desc *d, fpar_launch_desc *out) {
+  const fpar_kernel *k = d->def;
+
+  *out = *d;
+  if (d->kernel != NULL || d->row != NULL || d->lanes != 0 ||
+      d->scoped != NULL || d->hierarchical != NULL)
+    return fpar__set_error(FPAR_EINVAL,
+                           "launch '%s' sets def and also kernel, row, lanes, "
+                           "scoped or hierarchical",
+                           d->name ? d->name : k->name);
+  out->kernel = k->fn;
+  out->row = k->row;
+  out->lanes = k->lanes;
+  if (out->name == NULL)
+    out->name = k->name;
+  return 0;
+}
+
+/* How a phase kernel runs: fpar_launch_desc.phase_mode, else
+ * FIBERPAR_PHASE, else as loops.  As fibers it is the nd_range kernel
+ * k->fn; as loops the launch takes the row runner and the state. */
+static int fpar__launch_phase(fpar__launch *l, const fpar_launch_desc *d) {
+  const char *name = d->name ? d->name : "(unnamed)";
+  const fpar_kernel *k = d->def;
+  fpar_phase_mode mode = d->phase_mode;
+  int err;
+
+  if ((unsigned)mode > FPAR_PHASE_DEBUG)
+    return fpar__set_error(FPAR_EINVAL,
+                           "launch '%s': phase_mode %u is not an "
+                           "fpar_phase_mode",
+                           name, (unsigned)mode);
+  if (k == NULL || k->phase_rows == NULL) {
+    if (mode != FPAR_PHASE_DEFAULT)
+      return fpar__set_error(FPAR_EINVAL,
+                             "launch '%s' sets phase_mode but its kernel is "
+                             "not a phase kernel (FPAR_PHASE_KERNEL)",
+                             name);
+    return 0;
+  }
+  if (mode == FPAR_PHASE_DEFAULT) {
+    mode = FPAR_PHASE_LOOPS;
+    if ((err = fpar__env_phase("FIBERPAR_PHASE", &mode)) != 0)
+      return err;
+  }
+  if (mode == FPAR_PHASE_FIBERS)
+    return 0;
+  if (k->phase_debug_rows == NULL || k->state_align == 0 ||
+      (k->state_align & (k->state_align - 1)) || k->state_align > 4096 ||
+      (k->local_size != 0 && (k->local_align & (k->local_align - 1))))
+    return fpar__set_error(FPAR_EINVAL,
+                           "launch '%s': phase kernel without a debug runner "
+                           "or with state or local alignment %zu/%zu (not a "
+                           "power of two, state up to 4096)",
+                           name, k->state_align, k->local_align);
+  if (k->state_size > SIZE_MAX / 2 / l->group_fibers)
+    return fpar__set_error(FPAR_EINVAL,
+                           "launch '%s': %zu states of %zu bytes per group "
+                           "exceed the address space",
+                           name, l->group_fibers, k->state_size);
+  l->model = FPAR__PHASE;
+  l->run_group = fpar__phase_run_group;
+  l->phase_rows =
+      mode == FPAR_PHASE_DEBUG ? k->phase_debug_rows : k->phase_rows;
+  l->phase_debug = mode == FPAR_PHASE_DEBUG;
+  l->state_size = k->state_size;
+  l->state_align = k->state_align;
+  l->local_size = k->local_size;
+  l->local_align = k->local_align;
+  l->phase_file = k->file;
+  return 0;
+}
+
 int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
+  fpar_launch_desc from_def;
   fpar_range global, local;
   const fpar__sched_config *cfg;
   fpar__model model = FPAR__ND_RANGE;
@@ -147,8 +225,14 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
   if (q == NULL || d == NULL)
     return fpar__set_error(FPAR_EINVAL, "fpar_launch: %s is NULL",
                            q == NULL ? "the queue" : "the description");
-  if ((err = fpar__runtime_usable(q->rt, "fpar_launch")) != 0 ||
-      (err = fpar__launch_model(d, &model)) != 0)
+  if ((err = fpar__runtime_usable(q->rt, "fpar_launch")) != 0)
+    return err;
+  if (d->def != NULL) {
+    if ((err = fpar__launch_def(d, &from_def)) != 0)
+      return err;
+    d = &from_def;
+  }
+  if ((err = fpar__launch_model(d, &model)) != 0)
     return err;
   if (d->lanes > 1 && (model != FPAR__ND_RANGE || d->row != NULL ||
                        d->lanes > 64 || (d->lanes & (d->lanes - 1)) != 0))
@@ -185,7 +269,8 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
       (local.size[0] + l->lanes - 1) / l->lanes * local.size[1] * local.size[2];
   for (k = 0; k < 3; k++)
     l->physical_size[k] = model == FPAR__HIERARCHICAL ? local.size[k] : 1;
-  if ((err = fpar__launch_local_buffers(l, d, cfg->local_mem_size)) != 0) {
+  if ((err = fpar__launch_local_buffers(l, d, cfg->local_mem_size)) != 0 ||
+      (err = fpar__launch_phase(l, d)) != 0) {
     fpar__launch_unref(l);
     return err;
   }
@@ -194,16 +279,31 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
   return 0;
 }
 
-int fpar_parallel_for(fpar_queue *q, fpar_range global, fpar_range local,
-                      fpar_kernel_fn kernel, void *args, fpar_event **ev) {
+/* An nd_range launch of a kernel function or of a def. */
+static int fpar__launch_range(fpar_queue *q, fpar_range global,
+                              fpar_range local, fpar_kernel_fn kernel,
+                              const fpar_kernel *def, void *args,
+                              fpar_event **ev) {
   fpar_launch_desc d;
 
   fpar_launch_desc_init(&d);
   d.kernel = kernel;
+  d.def = def;
   d.args = args;
   d.global = global;
   d.local = local;
   return fpar_launch(q, &d, ev);
+}
+
+int fpar_parallel_for(fpar_queue *q, fpar_range global, fpar_range local,
+                      fpar_kernel_fn kernel, void *args, fpar_event **ev) {
+  return fpar__launch_range(q, global, local, kernel, NULL, args, ev);
+}
+
+int fpar_parallel_for_kernel(fpar_queue *q, fpar_range global, fpar_range local,
+                             const fpar_kernel *k, void *args,
+                             fpar_event **ev) {
+  return fpar__launch_range(q, global, local, NULL, k, args, ev);
 }
 
 /* A scoped or hierarchical launch of the group function fn. */

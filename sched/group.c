@@ -133,7 +133,7 @@ void fpar__describe_running(const fpar__worker *w, char *buf, size_t len) {
   size_t first, fiber, lr0 = l->geo.local_range[0];
   unsigned n;
 
-  if (l->model != FPAR__ND_RANGE) {
+  if (l->model == FPAR__SCOPED || l->model == FPAR__HIERARCHICAL) {
     snprintf(buf, len, "the group function");
     return;
   }
@@ -234,6 +234,23 @@ static void fpar__run_loop(const fpar__launch *l, fpar_item *it) {
   }
 }
 
+void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
+  const fpar__launch *l = w->launch;
+  fpar__group_run *g = &w->run;
+
+  fpar__group_id(l, linear, g->group_id);
+  g->size = l->group_fibers;
+  g->fibers = 0;
+  g->num_objects = 0;
+  fpar__item_begin(it, w);
+  g->loop_item = it;
+}
+
+void fpar__group_end(fpar__worker *w) {
+  w->run.loop_item = NULL;
+  fpar__arena_release(&w->arena, w->run.arena_mark);
+}
+
 /* Run one group: work-item 0 first; if it reached a barrier the group is
  * fibers by now, else the rest is a loop. */
 static void fpar__run_group(fpar__worker *w, size_t linear) {
@@ -241,12 +258,7 @@ static void fpar__run_group(fpar__worker *w, size_t linear) {
   fpar__group_run *g = &w->run;
   fpar_item it;
 
-  fpar__group_id(l, linear, g->group_id);
-  g->size = l->group_fibers;
-  g->fibers = 0;
-  g->num_objects = 0;
-  fpar__item_begin(&it, w);
-  g->loop_item = &it;
+  fpar__group_begin(w, linear, &it);
   l->kernel(&it, l->args);
   if (g->fibers) {
     fpar__item_exit(w);
@@ -255,8 +267,7 @@ static void fpar__run_group(fpar__worker *w, size_t linear) {
   } else {
     fpar__run_loop(l, &it);
   }
-  g->loop_item = NULL;
-  fpar__arena_release(&w->arena, g->arena_mark);
+  fpar__group_end(w);
 }
 
 void fpar__fpenv_changed(fpar__worker *w, const char *site) {
@@ -285,6 +296,8 @@ void fpar__runner_main(void *arg) {
       ; /* a group faulted: the rest are skipped */
     else if (w->launch->model == FPAR__ND_RANGE)
       fpar__run_group(w, group);
+    else if (w->launch->model == FPAR__PHASE)
+      w->launch->run_group(w, group);
     else
       fpar__run_group_function(w, group);
     /* One check per group: a shared state changed by one group would be

@@ -71,6 +71,13 @@ static inline size_t fpar__fiber_first_item(const fpar__launch *l, size_t f) {
   return f / per_row * l->geo.local_range[0] + f % per_row * l->lanes;
 }
 
+/* Start nd_range group `linear` of the worker's launch: its run state
+ * reset, *it its work-item 0 (and the item a fault names). */
+void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it);
+
+/* End the running group: its group-local memory is released. */
+void fpar__group_end(fpar__worker *w);
+
 /* Run one work group of a scoped or hierarchical launch (scoped.c). */
 void fpar__run_group_function(fpar__worker *w, size_t linear);
 

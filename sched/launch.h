@@ -24,12 +24,14 @@ typedef struct fpar__chunk {
 } fpar__chunk;
 
 typedef struct fpar_event fpar__launch;
+struct fpar__worker;
 
 /* The programming model of a launch. */
 typedef enum fpar__model {
-  FPAR__ND_RANGE,    /* kernel per work-item, fibers at barriers */
-  FPAR__SCOPED,      /* group function, one physical work-item */
-  FPAR__HIERARCHICAL /* group function, physical work-items are loops */
+  FPAR__ND_RANGE,     /* kernel per work-item, fibers at barriers */
+  FPAR__SCOPED,       /* group function, one physical work-item */
+  FPAR__HIERARCHICAL, /* group function, physical work-items are loops */
+  FPAR__PHASE         /* phase kernel run as one loop per phase */
 } fpar__model;
 
 struct fpar_event {
@@ -43,6 +45,14 @@ struct fpar_event {
   unsigned lanes;      /* > 1: lane kernel, one call per sub-group of lanes */
   size_t group_fibers; /* calls (and fibers) per group: work-items, or
                           sub-groups of a lane kernel */
+  /* FPAR__PHASE: runs one work group (sched/phase.c), set by the API
+   * layer so that the scheduler need not know phase kernels. */
+  void (*run_group)(struct fpar__worker *w, size_t linear);
+  fpar_phase_rows_fn phase_rows;  /* FPAR__PHASE: one phase of a row */
+  size_t state_size, state_align; /* FPAR__PHASE: each call's state */
+  size_t local_size, local_align; /* FPAR__PHASE: the group's local struct */
+  const char *phase_file;         /* FPAR__PHASE: file of the barriers */
+  int phase_debug;                /* FPAR__PHASE: poison the states */
   void *args;
   fpar_nd_geometry geo;
   size_t group_size; /* work-items per group */

@@ -409,6 +409,8 @@ static void fpar__worker_destroy(fpar__worker *w) {
   free(w->run.ctx);
   free(w->run.objects);
   fpar__copystack_destroy(&w->copy);
+  free(w->phase.states);
+  free(w->phase.stops);
   fpar__stack_pool_destroy(&w->stacks);
   fpar__arena_destroy(&w->arena);
   free(w);

@@ -51,6 +51,16 @@ typedef struct fpar__group_run {
 extern const char fpar__site_exit[];
 #define FPAR__SITE_EXIT fpar__site_exit
 
+/* Memory of phase kernels run as loops (sched/phase.c): one state and one
+ * stop record per call of a group, grown on demand, reused by every
+ * group. */
+typedef struct fpar__phase_mem {
+  char *states;
+  size_t state_bytes, state_align;
+  unsigned *stops;
+  size_t num_stops;
+} fpar__phase_mem;
+
 /* A fault that ends the running group. */
 typedef struct fpar__fault {
   int code;         /* 0 when there is none */
@@ -88,6 +98,7 @@ typedef struct fpar__worker {
    * the item loop being run (NULL outside one), for the rule checks. */
   const fpar_group *innermost;
   const char *inside;
+  fpar__phase_mem phase;
 } fpar__worker;
 
 /* The TSan fiber of fiber f (NULL in builds without ThreadSanitizer). */

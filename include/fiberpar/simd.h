@@ -650,21 +650,29 @@ typedef struct fpar_lanes {
 /** Body of a lane-form kernel. */
 typedef void (*fpar_lanes_fn)(fpar_lanes *lk, void *args);
 
+/** \brief The sub-group whose first work-item is \p it (a call of a lane
+ *  kernel). \param lk receives the sub-group. \param it the item the
+ *  runtime passed. */
+FPAR__SIMD void fpar_lanes_init(fpar_lanes *lk, fpar_item *it) {
+  lk->it = it;
+  lk->global_first = it->origin[0] + it->local_id[0];
+  lk->active = it->lanes;
+  lk->local_id0 = fpar_vi32_iota() + (int32_t)it->local_id[0];
+  lk->global_id0 = lk->local_id0 + (int32_t)it->origin[0];
+  lk->mask = fpar_vmask_first(it->lanes);
+}
+
 /** Define `static void name(fpar_item *, void *)`, the kernel to launch for
  *  `body`, a function taking (fpar_lanes *, void *args) visible in this file
  *  (best static inline).  Launch it with fpar_launch_desc.kernel = name and
  *  .lanes = FPAR_SIMD_WIDTH: the runtime then runs one fiber per sub-group
  *  of W work-items along dimension 0, and fpar_barrier(lk->it) costs one
- *  switch per W work-items. */
+ *  switch per W work-items.  (FPAR_LANE_KERNEL in <fiberpar/phase.h> defines
+ *  both at once.) */
 #define FPAR_DEFINE_LANE_KERNEL(name, body)                                    \
   static void name(fpar_item *fpar_it_, void *fpar_args_) {                    \
     fpar_lanes fpar_lk_;                                                       \
-    fpar_lk_.it = fpar_it_;                                                    \
-    fpar_lk_.global_first = fpar_it_->origin[0] + fpar_it_->local_id[0];       \
-    fpar_lk_.active = fpar_it_->lanes;                                         \
-    fpar_lk_.local_id0 = fpar_vi32_iota() + (int32_t)fpar_it_->local_id[0];    \
-    fpar_lk_.global_id0 = fpar_lk_.local_id0 + (int32_t)fpar_it_->origin[0];   \
-    fpar_lk_.mask = fpar_vmask_first(fpar_it_->lanes);                         \
+    fpar_lanes_init(&fpar_lk_, fpar_it_);                                      \
     body(&fpar_lk_, fpar_args_);                                               \
   }
 

@@ -1,0 +1,446 @@
+/* fiberpar/phase.h - kernels defined together with their runners: the
+ * normal spelling of a kernel, and stackless phase kernels.
+ *
+ * Included by <fiberpar.h>; do not include it on its own.  The lane forms
+ * (FPAR_LANE_KERNEL, FPAR_PHASE_LANE_KERNEL) also need <fiberpar/simd.h>.
+ *
+ * FPAR_KERNEL(name, it, args) { ... } defines a kernel and, in the same
+ * file, the loop over a row of work-items into which it inlines, and names
+ * both with one const fpar_kernel object `name`: launched with
+ * fpar_parallel_for_kernel(q, global, local, &name, args, &ev), a
+ * barrier-free kernel costs what the plain C loop costs (through a bare
+ * kernel pointer every work-item costs an indirect call).
+ *
+ * FPAR_PHASE_KERNEL(name, it, args, state_type, st) { ... } is a kernel
+ * with barriers that needs no stack per work-item.  Its body is cut at its
+ * barriers into phases, and the runtime runs phase k for every work-item
+ * of the group as one plain loop (into which the body inlines), then phase
+ * k + 1: the loop fission a compiler such as PoCL's does, written with
+ * macros in the style of protothreads:
+ *
+ *   typedef struct { float tmp[256]; } red_local;   (group-local memory)
+ *   typedef struct { unsigned s; } red_state;       (one per work-item)
+ *
+ *   FPAR_PHASE_KERNEL_LOCAL(reduce, it, args, red_state, st, red_local, lm) {
+ *     float **a = args;                     (prologue: runs at every phase)
+ *     size_t lid = fpar_local_id(it, 0);
+ *     FPAR_PHASE_BEGIN();
+ *     lm->tmp[lid] = a[0][fpar_global_id(it, 0)];
+ *     for (st->s = 128; st->s > 0; st->s >>= 1) {
+ *       FPAR_PHASE_BARRIER();
+ *       if (lid < st->s)
+ *         lm->tmp[lid] += lm->tmp[lid + st->s];
+ *     }
+ *     if (lid == 0)
+ *       a[1][fpar_group_id(it, 0)] = lm->tmp[0];
+ *     FPAR_PHASE_END();
+ *   }
+ *
+ * The rules:
+ *  - A value that lives across a barrier lives in the state struct (`st`,
+ *    one per work-item, uninitialised at the start), or is recomputed by
+ *    the prologue, the code before FPAR_PHASE_BEGIN() that runs each time
+ *    a work-item enters a phase.  A local variable of the body does not
+ *    survive FPAR_PHASE_BARRIER(): the call returns there, and the next
+ *    phase starts a new call.  GCC warns of a local initialised before a
+ *    barrier and in scope after it (FPAR_PHASE_BEGIN() turns on
+ *    -Wjump-misses-init up to FPAR_PHASE_END()); declare each phase's
+ *    temporaries inside braces.
+ *  - A barrier may sit in loops and branches (jumping into them is what
+ *    the macros do), as long as every work-item of the group reaches the
+ *    same barriers in the same order, as with fpar_barrier(); loop
+ *    counters live in the state.  Work-items that stop at different
+ *    barriers, or return while others wait, fail the launch with
+ *    FPAR_EBARRIER or FPAR_EDIVERGENCE naming the work-items and the
+ *    barriers' "file:line", as fibers do.
+ *  - The local struct (`lm`, the _LOCAL forms) is the group's, zero-filled
+ *    when the group starts: the place for fixed-size local arrays, at no
+ *    cost per work-item.  fpar_group_local_memory(), launch-time local
+ *    buffers, all id queries and (in lane form) sub-group operations work
+ *    as in any kernel.  Requests of group-local memory count per phase:
+ *    the k-th request a work-item makes in a phase returns the group's
+ *    object k, so request them in the prologue (every phase) or before the
+ *    first barrier, keeping the pointer in the state; each is a call.
+ *  - Inside a phase kernel the barrier is FPAR_PHASE_BARRIER(), never
+ *    fpar_barrier() (which fails the launch when it runs as loops); a
+ *    bare `break` outside your own loops and switches leaves the kernel.
+ *
+ * fpar_launch_desc.phase_mode or FIBERPAR_PHASE chooses how it runs:
+ * loops (the default), fibers (each work-item a fiber that calls
+ * fpar_barrier() where the body stops: the same source as an ordinary
+ * kernel, for debugging and as a reference), or debug (loops with the
+ * work-items of each phase in reverse order, and every call made out of
+ * line on a stack filled with 0xff bytes, so that results that depend on
+ * the order of work-items within a phase or on locals kept across a
+ * barrier come out different from the fiber run).  In fibers and debug
+ * modes the state starts filled with 0xff bytes (NaN as float or double),
+ * so a state field read before it is written shows.
+ */
+#ifndef FIBERPAR_PHASE_H
+#define FIBERPAR_PHASE_H
+
+#ifndef FIBERPAR_H
+#error "include <fiberpar.h>, not <fiberpar/phase.h>"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Runs phase `resume` (0: the start of the kernel, else the index of the
+ *  barrier the work-items stopped at) for the calls of one row of a work
+ *  group, from it's local id to x_end - 1.  local is the group's local
+ *  struct (FPAR_PHASE_KERNEL_LOCAL) or NULL; states and stops hold one
+ *  entry per call of the row.  Each call's stop is written to stops: 0 if
+ *  the call returned from the kernel, else line << 8 | index of the
+ *  barrier where it stopped.  Returns 0 when all stops of the row are
+ *  equal.  Made by FPAR_PHASE_KERNEL. */
+typedef unsigned (*fpar_phase_rows_fn)(fpar_item *it, void *args, void *local,
+                                       void *states, unsigned *stops,
+                                       size_t x_end, unsigned resume);
+
+/** A kernel and its runners, made by FPAR_KERNEL, FPAR_LANE_KERNEL,
+ *  FPAR_PHASE_KERNEL or FPAR_PHASE_LANE_KERNEL; set it as
+ *  fpar_launch_desc.def or pass it to fpar_parallel_for_kernel(). */
+struct fpar_kernel {
+  const char *name;  /**< the name given to the macro */
+  const char *file;  /**< the source file (barrier sites are file:line) */
+  fpar_kernel_fn fn; /**< once per work-item (per sub-group of lanes);
+                          for a phase kernel, its fiber form */
+  fpar_row_fn row;   /**< the row runner, or NULL */
+  unsigned lanes;    /**< work-items per call: 1 or FPAR_SIMD_WIDTH */
+  fpar_phase_rows_fn phase_rows;       /**< phase kernels: a phase of a row */
+  fpar_phase_rows_fn phase_debug_rows; /**< the same for FPAR_PHASE_DEBUG */
+  size_t state_size;                   /**< bytes of a call's state */
+  size_t state_align;                  /**< its alignment */
+  size_t local_size;  /**< bytes of the group's local struct, or 0 */
+  size_t local_align; /**< its alignment */
+};
+
+/**
+ * \brief Submit the kernel \p k (FPAR_KERNEL and friends) for every
+ *        work-item of \p global in work-groups of \p local; returns at
+ *        once.
+ * \param q the queue.
+ * \param global the global range.
+ * \param local the work-group range, or FPAR_LOCAL_AUTO.
+ * \param k the kernel.
+ * \param args passed to every call.
+ * \param ev receives an event the caller must release, or NULL.
+ * \return as fpar_launch().
+ */
+FPAR_EXTERN int fpar_parallel_for_kernel(fpar_queue *q, fpar_range global,
+                                         fpar_range local, const fpar_kernel *k,
+                                         void *args, fpar_event **ev);
+
+/**
+ * \brief Point a runner's work-item at the call for local id \p x of its
+ *        row.
+ * \param it the runner's copy of the row's work-item.
+ * \param x local id (dimension 0) of the call's first work-item.
+ * \param lanes work-items of the call (1 but in lane kernels).
+ * \param made group-local requests the call counts as made already (the
+ *        runner's own, made once for the group).
+ */
+static inline void fpar_item_seek(fpar_item *it, size_t x, unsigned lanes,
+                                  unsigned made) {
+  it->local_id[0] = x;
+  it->lanes = lanes;
+  it->local_calls = made;
+}
+
+/**
+ * \brief Start another call for the same work-item: its group-local
+ *        requests count from 0 again.
+ * \param it the work-item.
+ */
+static inline void fpar_item_new_call(fpar_item *it) {
+  it->local_calls = 0;
+}
+
+/**
+ * \brief Fill the stack below the caller with 0xff bytes (the debug
+ *        runner of phase kernels calls it before each call it makes).
+ */
+FPAR_EXTERN void fpar_phase_poison_stack(void);
+
+#define FPAR__UNUSED __attribute__((unused))
+#define FPAR__ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* ---- The normal spelling of a kernel ---------------------------------- */
+
+/** Define the kernel `name`, a `static const fpar_kernel`, whose body
+ *  follows as that of `void kernel(fpar_item *it, void *args)`, together
+ *  with its row runner (FPAR_DEFINE_ROW).  The body may call
+ *  fpar_barrier(): groups that reach one run on fibers as usual. */
+#define FPAR_KERNEL(name, it, args)                                            \
+  FPAR__ALWAYS_INLINE void name##_fpar_fn_(fpar_item *it FPAR__UNUSED,         \
+                                           void *args FPAR__UNUSED);           \
+  static void name##_fpar_kernel_(fpar_item *fpar_it_, void *fpar_args_) {     \
+    name##_fpar_fn_(fpar_it_, fpar_args_);                                     \
+  }                                                                            \
+  FPAR_DEFINE_ROW(name##_fpar_row_, name##_fpar_fn_)                           \
+  FPAR__KERNEL_DEF(name, name##_fpar_kernel_, name##_fpar_row_, 1)             \
+  FPAR__ALWAYS_INLINE void name##_fpar_fn_(fpar_item *it FPAR__UNUSED,         \
+                                           void *args FPAR__UNUSED)
+
+/** Define the lane kernel `name` (needs <fiberpar/simd.h>): its body
+ *  follows as that of `void body(fpar_lanes *lk, void *args)` and runs
+ *  once per sub-group of FPAR_SIMD_WIDTH work-items
+ *  (FPAR_DEFINE_LANE_KERNEL). */
+#define FPAR_LANE_KERNEL(name, lk, args)                                       \
+  FPAR__ALWAYS_INLINE void name##_fpar_lanes_(fpar_lanes *lk FPAR__UNUSED,     \
+                                              void *args FPAR__UNUSED);        \
+  FPAR_DEFINE_LANE_KERNEL(name##_fpar_kernel_, name##_fpar_lanes_)             \
+  FPAR__KERNEL_DEF(name, name##_fpar_kernel_, NULL, FPAR_SIMD_WIDTH)           \
+  FPAR__ALWAYS_INLINE void name##_fpar_lanes_(fpar_lanes *lk FPAR__UNUSED,     \
+                                              void *args FPAR__UNUSED)
+
+/* The fpar_kernel of a kernel that is not a phase kernel. */
+#define FPAR__KERNEL_DEF(name, fn, row, lanes)                                 \
+  static const fpar_kernel name = {#name, __FILE__, fn, row, lanes, NULL,      \
+                                   NULL,  0,        0,  0,   0};
+
+/* ---- Phase kernels ------------------------------------------------------ */
+
+/** Define the phase kernel `name`, a `static const fpar_kernel`.  The body
+ *  follows; in it `it` is the work-item, `args` the launch's argument and
+ *  `st` points at the work-item's `state_type`.  Write it as prologue,
+ *  FPAR_PHASE_BEGIN(), code with FPAR_PHASE_BARRIER()s, FPAR_PHASE_END()
+ *  (see the top of this header). */
+#define FPAR_PHASE_KERNEL(name, it, args, state_type, st)                      \
+  FPAR__PHASE_KERNEL(name, fpar_item, it, args, state_type, st, void,          \
+                     fpar_no_local_, 0, 1, FPAR__PHASE_ITEM_CALL, 1,           \
+                     FPAR__PHASE_ONE_LANE)
+
+/** FPAR_PHASE_KERNEL with a group-local struct, OpenCL's __local
+ *  declarations: `lm` points at the group's `local_type`, zero-filled when
+ *  the group starts, at no cost per work-item.  (In fibers mode it is the
+ *  group's first fpar_group_local_memory() object of every phase.) */
+#define FPAR_PHASE_KERNEL_LOCAL(name, it, args, state_type, st, local_type,    \
+                                lm)                                            \
+  FPAR__PHASE_KERNEL(name, fpar_item, it, args, state_type, st, local_type,    \
+                     lm, sizeof(local_type), __alignof__(local_type),          \
+                     FPAR__PHASE_ITEM_CALL, 1, FPAR__PHASE_ONE_LANE)
+
+/** FPAR_PHASE_KERNEL in lane form (needs <fiberpar/simd.h>): the body
+ *  receives `fpar_lanes *lk` for a sub-group of FPAR_SIMD_WIDTH
+ *  work-items, and `st` is the sub-group's state. */
+#define FPAR_PHASE_LANE_KERNEL(name, lk, args, state_type, st)                 \
+  FPAR__PHASE_KERNEL(name, fpar_lanes, lk, args, state_type, st, void,         \
+                     fpar_no_local_, 0, 1, FPAR__PHASE_LANES_CALL,             \
+                     FPAR_SIMD_WIDTH, FPAR__PHASE_TAIL_LANES)
+
+/** FPAR_PHASE_LANE_KERNEL with a group-local struct (see
+ *  FPAR_PHASE_KERNEL_LOCAL). */
+#define FPAR_PHASE_LANE_KERNEL_LOCAL(name, lk, args, state_type, st,           \
+                                     local_type, lm)                           \
+  FPAR__PHASE_KERNEL(name, fpar_lanes, lk, args, state_type, st, local_type,   \
+                     lm, sizeof(local_type), __alignof__(local_type),          \
+                     FPAR__PHASE_LANES_CALL, FPAR_SIMD_WIDTH,                  \
+                     FPAR__PHASE_TAIL_LANES)
+
+/** Open the phases of a phase kernel's body: the code before it is the
+ *  prologue, run at the start of every phase. */
+#define FPAR_PHASE_BEGIN()                                                     \
+  FPAR__PHASE_WARN_PUSH                                                        \
+  enum { fpar_phase_base_ = __COUNTER__ };                                     \
+  switch (fpar_resume_) {                                                      \
+  case 0:
+
+/** The work-group barrier of a phase kernel (local and global memory
+ *  fences): the work-item stops here, and the next phase resumes it just
+ *  after. */
+#define FPAR_PHASE_BARRIER() FPAR__PHASE_BARRIER(__COUNTER__, __LINE__)
+
+/** Return from a phase kernel before its end. */
+#define FPAR_PHASE_RETURN() return 0
+
+/** Close the phases; the body ends here. */
+#define FPAR_PHASE_END()                                                       \
+  }                                                                            \
+  FPAR__PHASE_WARN_POP                                                         \
+  return 0
+
+/* ---- Phase kernel internals ------------------------------------------- */
+
+/* Everything a phase kernel is: its body (declared, then defined by the
+ * code that follows the macro), the call of the body for the work-items a
+ * runner's item stands for, and the runners. */
+#define FPAR__PHASE_KERNEL(name, item_type, it, args, state_type, st,          \
+                           local_type, lm, local_size, local_align, call,      \
+                           step, lanes_at)                                     \
+  FPAR__PHASE_BODY(name, item_type, it, args, state_type, st, local_type, lm); \
+  FPAR__ALWAYS_INLINE unsigned name##_fpar_call_(                              \
+      fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,                   \
+      state_type *fpar_st_, unsigned fpar_resume_, const char **fpar_site_){   \
+      call(name, local_type)} FPAR__PHASE_RUNNERS(name, state_type,            \
+                                                  local_size, local_align,     \
+                                                  step, lanes_at)              \
+      FPAR__PHASE_BODY(name, item_type, it, args, state_type, st, local_type,  \
+                       lm)
+
+/* The body: returns where the work-item stopped (see fpar_phase_rows_fn);
+ * fpar_resume_ is the index of the barrier to resume after, 0 at the
+ * start; *fpar_site_ receives the barrier's "file:line". */
+#define FPAR__PHASE_BODY(name, item_type, it, args, state_type, st,            \
+                         local_type, lm)                                       \
+  FPAR__ALWAYS_INLINE unsigned name##_fpar_body_(                              \
+      item_type *it FPAR__UNUSED, void *args FPAR__UNUSED,                     \
+      local_type *lm FPAR__UNUSED, state_type *st FPAR__UNUSED,                \
+      unsigned fpar_resume_ FPAR__UNUSED,                                      \
+      const char **fpar_site_ FPAR__UNUSED)
+
+#define FPAR__PHASE_ITEM_CALL(name, local_type)                                \
+  return name##_fpar_body_(fpar_it_, fpar_args_, (local_type *)fpar_lm_,       \
+                           fpar_st_, fpar_resume_, fpar_site_);
+#define FPAR__PHASE_LANES_CALL(name, local_type)                               \
+  fpar_lanes fpar_lk_;                                                         \
+  fpar_lanes_init(&fpar_lk_, fpar_it_);                                        \
+  return name##_fpar_body_(&fpar_lk_, fpar_args_, (local_type *)fpar_lm_,      \
+                           fpar_st_, fpar_resume_, fpar_site_);
+
+/* n: one expansion of __COUNTER__, used for the barrier's index (n less
+ * the kernel's base) and to name a label.  The label marks the path into
+ * the barrier hot: GCC predicts returns of constants not taken, which would
+ * put the usual path of a barrier in a loop out of line. */
+#define FPAR__PHASE_BARRIER(n, line) FPAR__PHASE_STOP(n, line)
+#define FPAR__PHASE_STOP(n, line)                                              \
+  do {                                                                         \
+    _Static_assert((n)-fpar_phase_base_ > 0 && (n)-fpar_phase_base_ < 256,     \
+                   "at most 255 FPAR_PHASE_BARRIER() per kernel");             \
+    fpar_phase_stop_##n : FPAR__PHASE_HOT_LABEL;                               \
+    *fpar_site_ = __FILE__ ":" #line;                                          \
+    return (unsigned)(line) << 8 | (unsigned)((n)-fpar_phase_base_);           \
+  case (n)-fpar_phase_base_:;                                                  \
+  } while (0)
+
+/* Work-items of the lane call at x of a row ending at x_end. */
+#define FPAR__PHASE_TAIL_LANES(x, x_end)                                       \
+  ((x_end) - (x) < FPAR_SIMD_WIDTH ? (unsigned)((x_end) - (x))                 \
+                                   : (unsigned)FPAR_SIMD_WIDTH)
+#define FPAR__PHASE_ONE_LANE(x, x_end) 1u
+
+/* The runners: the row loop (one for every resume index below 8, where the
+ * body's switch folds to straight code, and a generic one), its debug
+ * form, the fiber form, and the fpar_kernel.  Loops make the group's local
+ * struct once, as its first group-local object; the fiber form asks for it
+ * at the start of every call. */
+#define FPAR__PHASE_RUNNERS(name, state_type, local_size, local_align, step,   \
+                            lanes_at)                                          \
+  static __attribute__((noinline)) unsigned name##_fpar_outline_(              \
+      fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,                   \
+      state_type *fpar_st_, unsigned fpar_resume_, const char **fpar_site_) {  \
+    return name##_fpar_call_(fpar_it_, fpar_args_, fpar_lm_, fpar_st_,         \
+                             fpar_resume_, fpar_site_);                        \
+  }                                                                            \
+  FPAR__ALWAYS_INLINE unsigned name##_fpar_row_(                               \
+      fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,                   \
+      void *fpar_states_, unsigned *fpar_stops_, size_t fpar_x_end_,           \
+      unsigned fpar_resume_, int fpar_debug_) {                                \
+    state_type *fpar_sts_ = (state_type *)fpar_states_;                        \
+    fpar_item fpar_row_ = *fpar_it_;                                           \
+    const char *fpar_site_;                                                    \
+    size_t fpar_x0_ = fpar_local_id(fpar_it_, 0);                              \
+    size_t fpar_n_ = (fpar_x_end_ - fpar_x0_ + (step)-1) / (step), fpar_j_;    \
+    unsigned fpar_or_ = 0, fpar_and_ = ~0u;                                    \
+    for (fpar_j_ = 0; fpar_j_ < fpar_n_; fpar_j_++) {                          \
+      size_t fpar_i_ = fpar_debug_ ? fpar_n_ - 1 - fpar_j_ : fpar_j_;          \
+      size_t fpar_x_ = fpar_x0_ + fpar_i_ * (step);                            \
+      unsigned fpar_stop_;                                                     \
+      fpar_item_seek(&fpar_row_, fpar_x_, lanes_at(fpar_x_, fpar_x_end_),      \
+                     (local_size) != 0);                                       \
+      if (fpar_debug_) {                                                       \
+        fpar_phase_poison_stack();                                             \
+        fpar_stop_ = name##_fpar_outline_(&fpar_row_, fpar_args_, fpar_lm_,    \
+                                          &fpar_sts_[fpar_i_], fpar_resume_,   \
+                                          &fpar_site_);                        \
+      } else {                                                                 \
+        fpar_stop_ =                                                           \
+            name##_fpar_call_(&fpar_row_, fpar_args_, fpar_lm_,                \
+                              &fpar_sts_[fpar_i_], fpar_resume_, &fpar_site_); \
+      }                                                                        \
+      fpar_stops_[fpar_i_] = fpar_stop_;                                       \
+      fpar_or_ |= fpar_stop_;                                                  \
+      fpar_and_ &= fpar_stop_;                                                 \
+    }                                                                          \
+    return fpar_or_ ^ fpar_and_;                                               \
+  }                                                                            \
+  static unsigned name##_fpar_rows_(fpar_item *fpar_it_, void *fpar_args_,     \
+                                    void *fpar_lm_, void *fpar_states_,        \
+                                    unsigned *fpar_stops_, size_t fpar_x_end_, \
+                                    unsigned fpar_resume_) {                   \
+    switch (fpar_resume_) {                                                    \
+      FPAR__PHASE_CASE(name, 0)                                                \
+      FPAR__PHASE_CASE(name, 1)                                                \
+      FPAR__PHASE_CASE(name, 2)                                                \
+      FPAR__PHASE_CASE(name, 3)                                                \
+      FPAR__PHASE_CASE(name, 4)                                                \
+      FPAR__PHASE_CASE(name, 5)                                                \
+      FPAR__PHASE_CASE(name, 6)                                                \
+      FPAR__PHASE_CASE(name, 7)                                                \
+    default:                                                                   \
+      return name##_fpar_row_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,    \
+                              fpar_stops_, fpar_x_end_, fpar_resume_, 0);      \
+    }                                                                          \
+  }                                                                            \
+  static unsigned name##_fpar_debug_rows_(                                     \
+      fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,                   \
+      void *fpar_states_, unsigned *fpar_stops_, size_t fpar_x_end_,           \
+      unsigned fpar_resume_) {                                                 \
+    return name##_fpar_row_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,      \
+                            fpar_stops_, fpar_x_end_, fpar_resume_, 1);        \
+  }                                                                            \
+  static void name##_fpar_fibers_(fpar_item *fpar_it_, void *fpar_args_) {     \
+    state_type fpar_st_;                                                       \
+    const char *fpar_site_ = NULL;                                             \
+    unsigned fpar_stop_ = 0;                                                   \
+    __builtin_memset(&fpar_st_, 0xff, sizeof fpar_st_);                        \
+    for (;;) {                                                                 \
+      void *fpar_lm_ =                                                         \
+          (local_size)                                                         \
+              ? fpar_group_local_memory(fpar_it_, (local_size), (local_align)) \
+              : NULL;                                                          \
+      fpar_stop_ =                                                             \
+          name##_fpar_call_(fpar_it_, fpar_args_, fpar_lm_, &fpar_st_,         \
+                            fpar_stop_ & 0xffu, &fpar_site_);                  \
+      if (fpar_stop_ == 0)                                                     \
+        break;                                                                 \
+      fpar_barrier_at(fpar_it_, fpar_site_);                                   \
+      fpar_item_new_call(fpar_it_);                                            \
+    }                                                                          \
+  }                                                                            \
+  static const fpar_kernel name = {#name,                                      \
+                                   __FILE__,                                   \
+                                   name##_fpar_fibers_,                        \
+                                   NULL,                                       \
+                                   step,                                       \
+                                   name##_fpar_rows_,                          \
+                                   name##_fpar_debug_rows_,                    \
+                                   sizeof(state_type),                         \
+                                   __alignof__(state_type),                    \
+                                   (local_size),                               \
+                                   (local_align)};
+
+#define FPAR__PHASE_CASE(name, k)                                              \
+  case k:                                                                      \
+    return name##_fpar_row_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,      \
+                            fpar_stops_, fpar_x_end_, k, 0);
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define FPAR__PHASE_HOT_LABEL __attribute__((hot, unused))
+#define FPAR__PHASE_WARN_PUSH                                                  \
+  _Pragma("GCC diagnostic push")                                               \
+      _Pragma("GCC diagnostic warning \"-Wjump-misses-init\"")
+#define FPAR__PHASE_WARN_POP _Pragma("GCC diagnostic pop")
+#else
+#define FPAR__PHASE_HOT_LABEL __attribute__((unused))
+#define FPAR__PHASE_WARN_PUSH
+#define FPAR__PHASE_WARN_POP
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FIBERPAR_PHASE_H */
