@@ -1,5 +1,7 @@
 /* worker.h - one worker thread's state, seen by the code that runs groups
- * on it.  Thread handles and locks stay in worker.c. */
+ * on it (worker.c: the calling thread's worker, taking groups, room for
+ * fibers).  Its memory is made in worker_run.c; thread handles and locks
+ * are the scheduler's (sched.c). */
 #ifndef FPAR_SCHED_WORKER_H
 #define FPAR_SCHED_WORKER_H
 
