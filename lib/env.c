@@ -5,7 +5,7 @@
 #include <strings.h>
 
 #include "lib/env.h"
-#include "lib/error.h"
+#include "sched/error.h"
 
 /* Parse "123", "64K", "2M", "1G" (powers of 1024, case-insensitive). */
 static int fpar__parse_size(const char *s, size_t *out) {

@@ -3,8 +3,8 @@
  * usable after its queue and runtime are destroyed. */
 #include <stdio.h>
 
-#include "lib/error.h"
 #include "lib/internal.h"
+#include "sched/error.h"
 
 static int fpar__event_done(const void *arg) {
   const fpar_event *ev = arg;

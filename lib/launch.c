@@ -2,10 +2,10 @@
 #include <string.h>
 
 #include "lib/env.h"
-#include "lib/error.h"
 #include "lib/internal.h"
 #include "lib/range.h"
 #include "sched/arena.h"
+#include "sched/error.h"
 #include "sched/phase.h"
 
 /* Copy as much of src as fits (snprintf costs a tenth of an empty

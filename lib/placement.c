@@ -1,8 +1,8 @@
 /* placement.c - where a runtime's workers run: its CPU set, each worker's
  * CPUs and NUMA node, oversubscription (the public queries over
  * sched/topo.h). */
-#include "lib/error.h"
 #include "lib/internal.h"
+#include "sched/error.h"
 #include "sched/topo.h"
 
 /* Copy the CPU list of a worker (-1: the runtime's set) into buf, or fail

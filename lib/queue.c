@@ -1,8 +1,8 @@
 /* queue.c - in-order queues: submission, bookkeeping, waiting. */
 #include <stdlib.h>
 
-#include "lib/error.h"
 #include "lib/internal.h"
+#include "sched/error.h"
 
 int fpar_queue_create(fpar_runtime *rt, unsigned flags, fpar_queue **out) {
   fpar_queue *q;

@@ -1,6 +1,6 @@
 /* range.c - range checks and the runtime's choice of work-group size. */
 #include "lib/range.h"
-#include "lib/error.h"
+#include "sched/error.h"
 
 size_t fpar__range_volume(const fpar_range *r) {
   return r->size[0] * r->size[1] * r->size[2];

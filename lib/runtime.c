@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include "lib/env.h"
-#include "lib/error.h"
 #include "lib/internal.h"
+#include "sched/error.h"
 #include "simd/cpu.h"
 
 #define FPAR__KIB ((size_t)1024)

@@ -13,7 +13,7 @@
  */
 #include <string.h>
 
-#include "lib/error.h"
+#include "sched/error.h"
 #include "sched/group.h"
 #include "sched/phase.h"
 

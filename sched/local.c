@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/error.h"
+#include "sched/error.h"
 #include "sched/group.h"
 
 /* Room for the next object description; the table only grows, it is

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/error.h"
+#include "sched/error.h"
 #include "sched/fault.h"
 #include "sched/fork.h"
 #include "sched/guard.h"

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "lib/error.h"
+#include "sched/error.h"
 #include "sched/group.h"
 
 struct fpar_private_memory {

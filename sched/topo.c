@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/error.h"
+#include "sched/error.h"
 #include "sched/pu_usage.h"
 #include "sched/topo.h"
 

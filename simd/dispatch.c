@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "lib/error.h"
+#include "sched/error.h"
 #include "simd/cpu.h"
 #include "simd/vmath.h"
 

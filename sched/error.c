@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "fiberpar.h"
-#include "lib/error.h"
+#include "sched/error.h"
 
 static __thread char fpar__last_error[512];
 
