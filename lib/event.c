@@ -19,7 +19,7 @@ int fpar_event_wait(fpar_event *ev) {
   if (ev == NULL)
     return fpar__set_error(FPAR_EINVAL, "fpar_event_wait: ev is NULL");
   if ((err = fpar__sched_wait(ev->sched, fpar__event_done, ev)) != 0) {
-    snprintf(what, sizeof what, "launch '%s'", ev->name);
+    snprintf(what, sizeof what, "launch '%s'", ev->spec.name);
     return fpar__wait_refused(err, "fpar_event_wait", what);
   }
   return atomic_load_explicit(&ev->status, memory_order_acquire);

@@ -20,11 +20,12 @@ struct fpar_queue {
   atomic_int first_error;    /* since the last fpar_queue_wait() */
 };
 
-/* Hand a fully described launch to the queue's runtime.  The launch's
+/* Make a launch of spec and hand it to the queue's runtime.  The launch's
  * reference passes to the event when ev is not NULL (with a reference on
  * the scheduler, so that the event stays usable after its queue and
- * runtime are gone), else it is dropped. */
-void fpar__queue_submit(fpar_queue *q, fpar__launch *l, fpar_event **ev);
+ * runtime are gone), else it is dropped.  Returns 0 or FPAR_ENOMEM. */
+int fpar__queue_submit(fpar_queue *q, const fpar__launch_spec *spec,
+                       fpar_event **ev);
 
 /* 0 when rt can be used by this process, else FPAR_EFORK with a message
  * naming the calling function fn. */

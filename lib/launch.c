@@ -25,7 +25,7 @@ void fpar_launch_desc_init(fpar_launch_desc *d) {
 /* Sizes of the launch-time local buffers for this group size.  They are
  * laid out in the arena as the workers will lay them out, so a launch that
  * passes this check gets every buffer it asked for. */
-static int fpar__launch_local_buffers(fpar__launch *l,
+static int fpar__launch_local_buffers(fpar__launch_spec *l,
                                       const fpar_launch_desc *d, size_t arena) {
   size_t used = 0;
   unsigned k;
@@ -68,7 +68,7 @@ static int fpar__launch_local_buffers(fpar__launch *l,
   return 0;
 }
 
-static void fpar__launch_geometry(fpar__launch *l, const fpar_range *g,
+static void fpar__launch_geometry(fpar__launch_spec *l, const fpar_range *g,
                                   const fpar_range *lr) {
   unsigned d;
 
@@ -161,7 +161,7 @@ static int fpar__launch_def(const fpar_launch_desc *d, fpar_launch_desc *out) {
 /* How a phase kernel runs: fpar_launch_desc.phase_mode, else
  * FIBERPAR_PHASE, else as loops.  As fibers it is the nd_range kernel
  * k->fn; as loops the launch takes the row runner and the state. */
-static int fpar__launch_phase(fpar__launch *l, const fpar_launch_desc *d) {
+static int fpar__launch_phase(fpar__launch_spec *l, const fpar_launch_desc *d) {
   const char *name = d->name ? d->name : "(unnamed)";
   const fpar_kernel *k = d->def;
   fpar_phase_mode mode = d->phase_mode;
@@ -218,7 +218,7 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
   fpar_range global, local;
   const fpar__sched_config *cfg;
   fpar__model model = FPAR__ND_RANGE;
-  fpar__launch *l;
+  fpar__launch_spec spec;
   unsigned k;
   int err;
 
@@ -252,31 +252,26 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
                                     cfg->max_group_size, cfg->num_threads);
   if (err != 0)
     return err;
-  l = fpar__launch_alloc(cfg->num_threads);
-  if (l == NULL)
-    return fpar__set_error(FPAR_ENOMEM, "no memory for a launch");
-  l->model = model;
-  l->kernel = d->kernel;
-  l->row = d->row;
-  l->lanes = d->lanes > 1 ? d->lanes : 1;
-  l->group_fn = model == FPAR__SCOPED ? d->scoped : d->hierarchical;
-  l->subgroup_size = cfg->subgroup_size;
-  l->args = d->args;
-  fpar__launch_geometry(l, &global, &local);
+  memset(&spec, 0, sizeof spec);
+  spec.model = model;
+  spec.kernel = d->kernel;
+  spec.row = d->row;
+  spec.lanes = d->lanes > 1 ? d->lanes : 1;
+  spec.group_fn = model == FPAR__SCOPED ? d->scoped : d->hierarchical;
+  spec.subgroup_size = cfg->subgroup_size;
+  spec.args = d->args;
+  fpar__launch_geometry(&spec, &global, &local);
   /* A lane kernel runs once per sub-group of `lanes` work-items along
    * dimension 0, the last one of a row masked. */
-  l->group_fibers =
-      (local.size[0] + l->lanes - 1) / l->lanes * local.size[1] * local.size[2];
+  spec.group_fibers = (local.size[0] + spec.lanes - 1) / spec.lanes *
+                      local.size[1] * local.size[2];
   for (k = 0; k < 3; k++)
-    l->physical_size[k] = model == FPAR__HIERARCHICAL ? local.size[k] : 1;
-  if ((err = fpar__launch_local_buffers(l, d, cfg->local_mem_size)) != 0 ||
-      (err = fpar__launch_phase(l, d)) != 0) {
-    fpar__launch_unref(l);
+    spec.physical_size[k] = model == FPAR__HIERARCHICAL ? local.size[k] : 1;
+  if ((err = fpar__launch_local_buffers(&spec, d, cfg->local_mem_size)) != 0 ||
+      (err = fpar__launch_phase(&spec, d)) != 0)
     return err;
-  }
-  fpar__copy_name(l->name, sizeof l->name, d->name ? d->name : "(unnamed)");
-  fpar__queue_submit(q, l, ev);
-  return 0;
+  fpar__copy_name(spec.name, sizeof spec.name, d->name ? d->name : "(unnamed)");
+  return fpar__queue_submit(q, &spec, ev);
 }
 
 /* An nd_range launch of a kernel function or of a def. */

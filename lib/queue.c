@@ -30,7 +30,7 @@ int fpar_queue_create(fpar_runtime *rt, unsigned flags, fpar_queue **out) {
 
 /* Runs on the worker that completed the launch. */
 static void fpar__queue_launch_complete(fpar__launch *l) {
-  fpar_queue *q = l->owner;
+  fpar_queue *q = l->hooks.queue;
   int status = atomic_load_explicit(&l->status, memory_order_relaxed);
 
   if (status < 0) {
@@ -41,9 +41,14 @@ static void fpar__queue_launch_complete(fpar__launch *l) {
   atomic_fetch_sub_explicit(&q->outstanding, 1, memory_order_release);
 }
 
-void fpar__queue_submit(fpar_queue *q, fpar__launch *l, fpar_event **ev) {
-  l->owner = q;
-  l->on_complete = fpar__queue_launch_complete;
+int fpar__queue_submit(fpar_queue *q, const fpar__launch_spec *spec,
+                       fpar_event **ev) {
+  fpar__launch *l = fpar__launch_create(spec, q->rt->cfg.num_threads);
+
+  if (l == NULL)
+    return fpar__set_error(FPAR_ENOMEM, "no memory for a launch");
+  l->hooks.queue = q;
+  l->hooks.complete = fpar__queue_launch_complete;
   atomic_fetch_add_explicit(&q->outstanding, 1, memory_order_relaxed);
   fpar__sched_submit(q->rt->sched, l);
   if (ev != NULL) {
@@ -52,6 +57,7 @@ void fpar__queue_submit(fpar_queue *q, fpar__launch *l, fpar_event **ev) {
   } else {
     fpar__launch_unref(l);
   }
+  return 0;
 }
 
 int fpar__wait_refused(int err, const char *fn, const char *what) {

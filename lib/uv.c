@@ -7,7 +7,8 @@
 static char fpar__uv_done_mark;
 
 void fpar__uv_launch_complete(fpar__launch *l) {
-  void *async = atomic_exchange(&l->uv_async, (void *)&fpar__uv_done_mark);
+  void *async =
+      atomic_exchange(&l->hooks.uv_async, (void *)&fpar__uv_done_mark);
 
   if (async != NULL)
     uv_async_send(async);
@@ -19,7 +20,7 @@ int fpar_event_notify(fpar_event *ev, uv_async_t *async) {
   if (ev == NULL || async == NULL)
     return fpar__set_error(FPAR_EINVAL, "fpar_event_notify: %s is NULL",
                            ev == NULL ? "ev" : "async");
-  if (atomic_compare_exchange_strong(&ev->uv_async, &expected, async))
+  if (atomic_compare_exchange_strong(&ev->hooks.uv_async, &expected, async))
     return 0;
   if (expected == (void *)&fpar__uv_done_mark) {
     uv_async_send(async);

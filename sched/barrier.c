@@ -36,7 +36,7 @@ static int fpar__same_site(const char *a, const char *b) {
 static void fpar__barrier_in_loop(fpar__worker *w, size_t i, const char *site) {
   char items[64];
 
-  if (w->launch->model == FPAR__PHASE)
+  if (w->launch->spec.model == FPAR__PHASE)
     fpar__phase_barrier_misuse(w, i, site);
   if (w->run.size == 1)
     return;
@@ -75,8 +75,8 @@ static __attribute__((noinline, cold)) int
 fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
   fpar__group_run *g = &w->run;
 
-  if (w->launch == NULL || w->launch->model == FPAR__SCOPED ||
-      w->launch->model == FPAR__HIERARCHICAL)
+  if (w->launch == NULL || w->launch->spec.model == FPAR__SCOPED ||
+      w->launch->spec.model == FPAR__HIERARCHICAL)
     fpar__group_abort(w, FPAR_ENOTKERNEL,
                       "fpar_barrier at %s called in a scoped or hierarchical "
                       "group function; use fpar_group_barrier",

@@ -26,9 +26,9 @@
 /* Work-items a kernel call starting at local x covers: the launch's lanes
  * (1 for ordinary kernels), fewer at the end of a row. */
 static inline unsigned fpar__lanes_at(const fpar__launch *l, size_t x) {
-  size_t left = l->geo.local_range[0] - x;
+  size_t left = l->spec.geo.local_range[0] - x;
 
-  return left < l->lanes ? (unsigned)left : l->lanes;
+  return left < l->spec.lanes ? (unsigned)left : l->spec.lanes;
 }
 
 /* Work-item 0 of the running group. */
@@ -40,10 +40,10 @@ static void fpar__item_begin(fpar_item *it, fpar__worker *w) {
   for (d = 0; d < 3; d++) {
     it->group_id[d] = g->group_id[d];
     it->local_id[d] = 0;
-    it->origin[d] = g->group_id[d] * l->geo.local_range[d];
+    it->origin[d] = g->group_id[d] * l->spec.geo.local_range[d];
   }
   it->row_linear = 0;
-  it->geometry = &l->geo;
+  it->geometry = &l->spec.geo;
   it->run = &w->run;
   it->local_calls = 0;
   it->lanes = fpar__lanes_at(l, 0);
@@ -119,10 +119,10 @@ static void fpar__fiber_main(void *arg) {
   for (;;) {
     const fpar__launch *l = w->launch;
     fpar__item_begin(&it, w);
-    fpar__item_set_local(&it, g->start_id, l->geo.local_range);
+    fpar__item_set_local(&it, g->start_id, l->spec.geo.local_range);
     it.lanes = fpar__lanes_at(l, g->start_id[0]);
-    fpar__next_local_id(g->start_id, l->geo.local_range, l->lanes);
-    l->kernel(&it, l->args);
+    fpar__next_local_id(g->start_id, l->spec.geo.local_range, l->spec.lanes);
+    l->spec.kernel(&it, l->spec.args);
     fpar__item_exit(w);
   }
 }
@@ -130,10 +130,10 @@ static void fpar__fiber_main(void *arg) {
 void fpar__describe_running(const fpar__worker *w, char *buf, size_t len) {
   const fpar__launch *l = w->launch;
   const fpar__group_run *g = &w->run;
-  size_t first, fiber, lr0 = l->geo.local_range[0];
+  size_t first, fiber, lr0 = l->spec.geo.local_range[0];
   unsigned n;
 
-  if (l->model == FPAR__SCOPED || l->model == FPAR__HIERARCHICAL) {
+  if (l->spec.model == FPAR__SCOPED || l->spec.model == FPAR__HIERARCHICAL) {
     snprintf(buf, len, "the group function");
     return;
   }
@@ -142,11 +142,11 @@ void fpar__describe_running(const fpar__worker *w, char *buf, size_t len) {
     first = fpar__fiber_first_item(l, fiber);
   } else {
     first = g->loop_item != NULL ? fpar_local_linear_id(g->loop_item) : 0;
-    fiber = first / lr0 * ((lr0 + l->lanes - 1) / l->lanes) +
-            first % lr0 / l->lanes;
+    fiber = first / lr0 * ((lr0 + l->spec.lanes - 1) / l->spec.lanes) +
+            first % lr0 / l->spec.lanes;
   }
   n = fpar__lanes_at(l, first % lr0);
-  if (l->lanes > 1)
+  if (l->spec.lanes > 1)
     snprintf(buf, len, "work-items %zu-%zu (sub-group %zu)", first,
              first + n - 1, fiber);
   else
@@ -192,7 +192,7 @@ void fpar__group_promote(fpar__worker *w) {
     }
   }
   g->start_id[0] = g->start_id[1] = g->start_id[2] = 0;
-  fpar__next_local_id(g->start_id, l->geo.local_range, l->lanes);
+  fpar__next_local_id(g->start_id, l->spec.geo.local_range, l->spec.lanes);
   g->cur = 0;
   g->fibers = 1;
 }
@@ -202,10 +202,10 @@ void fpar__group_promote(fpar__worker *w) {
  * one call per sub-group of a lane kernel.  (A barrier reached now is
  * divergence and ends the group.) */
 static void fpar__run_loop(const fpar__launch *l, fpar_item *it) {
-  const size_t *lr = l->geo.local_range;
-  fpar_kernel_fn kernel = l->kernel;
-  fpar_row_fn row = l->row;
-  void *args = l->args;
+  const size_t *lr = l->spec.geo.local_range;
+  fpar_kernel_fn kernel = l->spec.kernel;
+  fpar_row_fn row = l->spec.row;
+  void *args = l->spec.args;
   size_t x, y, z, x0 = it->lanes;
 
   /* The item escapes into the kernel, so its fields live in memory: only
@@ -222,9 +222,9 @@ static void fpar__run_loop(const fpar__launch *l, fpar_item *it) {
         row(it, args, lr[0]);
         continue;
       }
-      for (x = x0; x < lr[0]; x += l->lanes) {
+      for (x = x0; x < lr[0]; x += l->spec.lanes) {
         it->local_id[0] = x;
-        if (l->lanes > 1)
+        if (l->spec.lanes > 1)
           it->lanes = fpar__lanes_at(l, x);
         if (__builtin_expect(it->local_calls != 0, 0))
           it->local_calls = 0;
@@ -239,7 +239,7 @@ void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
   fpar__group_run *g = &w->run;
 
   fpar__group_id(l, linear, g->group_id);
-  g->size = l->group_fibers;
+  g->size = l->spec.group_fibers;
   g->fibers = 0;
   g->num_objects = 0;
   fpar__item_begin(it, w);
@@ -259,7 +259,7 @@ static void fpar__run_group(fpar__worker *w, size_t linear) {
   fpar_item it;
 
   fpar__group_begin(w, linear, &it);
-  l->kernel(&it, l->args);
+  l->spec.kernel(&it, l->spec.args);
   if (g->fibers) {
     fpar__item_exit(w);
     if (fpar__group_parks(g) && g->parked < g->size - 1)
@@ -294,10 +294,10 @@ void fpar__runner_main(void *arg) {
   while (fpar__worker_claim(w, &group)) {
     if (atomic_load_explicit(&w->launch->failed, memory_order_relaxed))
       ; /* a group faulted: the rest are skipped */
-    else if (w->launch->model == FPAR__ND_RANGE)
+    else if (w->launch->spec.model == FPAR__ND_RANGE)
       fpar__run_group(w, group);
-    else if (w->launch->model == FPAR__PHASE)
-      w->launch->run_group(w, group);
+    else if (w->launch->spec.model == FPAR__PHASE)
+      w->launch->spec.run_group(w, group);
     else
       fpar__run_group_function(w, group);
     /* One check per group: a shared state changed by one group would be

@@ -66,9 +66,10 @@ static inline void fpar__group_pass_on(fpar__worker *w, void **save) {
 /* Local linear id of the first work-item of fiber f (fibers of a lane
  * kernel carry several work-items each). */
 static inline size_t fpar__fiber_first_item(const fpar__launch *l, size_t f) {
-  size_t per_row = (l->geo.local_range[0] + l->lanes - 1) / l->lanes;
+  size_t per_row =
+      (l->spec.geo.local_range[0] + l->spec.lanes - 1) / l->spec.lanes;
 
-  return f / per_row * l->geo.local_range[0] + f % per_row * l->lanes;
+  return f / per_row * l->spec.geo.local_range[0] + f % per_row * l->spec.lanes;
 }
 
 /* Start nd_range group `linear` of the worker's launch: its run state

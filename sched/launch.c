@@ -5,13 +5,15 @@
 
 #include "sched/launch.h"
 
-fpar__launch *fpar__launch_alloc(unsigned num_workers) {
+fpar__launch *fpar__launch_create(const fpar__launch_spec *spec,
+                                  unsigned num_workers) {
   size_t size = sizeof(fpar__launch) + num_workers * sizeof(fpar__chunk);
   fpar__launch *l = aligned_alloc(alignof(fpar__chunk), (size + 63) / 64 * 64);
 
   if (l == NULL)
     return NULL;
   memset(l, 0, size);
+  l->spec = *spec;
   l->num_chunks = num_workers;
   atomic_init(&l->status, FPAR_QUEUED);
   atomic_init(&l->failed, 0);

@@ -34,8 +34,9 @@ typedef enum fpar__model {
   FPAR__PHASE         /* phase kernel run as one loop per phase */
 } fpar__model;
 
-struct fpar_event {
-  /* Set at submission, read-only while the launch runs. */
+/* What to run: built by the API layer (lib/launch.c) before submission,
+ * read-only after. */
+typedef struct fpar__launch_spec {
   fpar__model model;
   fpar_group_fn group_fn;  /* scoped and hierarchical launches */
   size_t physical_size[3]; /* hierarchical: physical work-items per group */
@@ -61,13 +62,22 @@ struct fpar_event {
   size_t local_buffer_bytes[FPAR_MAX_LOCAL_BUFFERS];
   size_t local_buffer_align[FPAR_MAX_LOCAL_BUFFERS];
   char name[FPAR__NAME_MAX];
-  uint64_t seq; /* submission order, set by the scheduler */
-  /* Called by the completing worker after the status is final and before
-   * waiters wake. */
-  void (*on_complete)(fpar__launch *l);
-  void *owner;               /* the queue, for on_complete */
+} fpar__launch_spec;
+
+/* The API layer's part of a launch.  The engine only calls complete(), on
+ * the completing worker after the status is final and before waiters
+ * wake; the rest is the API layer's own. */
+typedef struct fpar__launch_hooks {
+  void (*complete)(fpar__launch *l);
+  void *queue;              /* the queue it was submitted to */
+  _Atomic(void *) uv_async; /* uv_async_t to signal on completion */
+} fpar__launch_hooks;
+
+struct fpar_event {
+  fpar__launch_spec spec;
+  fpar__launch_hooks hooks;
   struct fpar__sched *sched; /* the scheduler that runs it */
-  _Atomic(void *) uv_async;  /* uv_async_t to signal on completion */
+  uint64_t seq;              /* submission order, set by the scheduler */
   fpar__launch *next;        /* scheduler FIFO */
 
   /* Execution state. */
@@ -82,8 +92,10 @@ struct fpar_event {
   fpar__chunk chunks[];
 };
 
-/* Allocate a launch with one chunk per worker and one reference. */
-fpar__launch *fpar__launch_alloc(unsigned num_workers);
+/* A launch of spec (copied) with one chunk per worker and one reference,
+ * or NULL without memory. */
+fpar__launch *fpar__launch_create(const fpar__launch_spec *spec,
+                                  unsigned num_workers);
 void fpar__launch_ref(fpar__launch *l);
 void fpar__launch_unref(fpar__launch *l);
 
@@ -94,7 +106,7 @@ void fpar__launch_fail(fpar__launch *l, int code, const char *message);
 /* The 3-D id of the launch's group with linear id `linear`. */
 static inline void fpar__group_id(const fpar__launch *l, size_t linear,
                                   size_t id[3]) {
-  const size_t *r = l->geo.group_range;
+  const size_t *r = l->spec.geo.group_range;
 
   id[0] = linear % r[0];
   id[1] = linear / r[0] % r[1];

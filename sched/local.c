@@ -103,11 +103,11 @@ void *fpar_local_buffer(fpar_item *it, unsigned k) {
     return NULL;
   g = &w->run;
 
-  if (k >= w->launch->num_local_buffers)
+  if (k >= w->launch->spec.num_local_buffers)
     fpar__group_abort(w, FPAR_ELOCALBUF,
                       "work-item %zu asked for local buffer %u but the "
                       "launch has %u",
                       fpar_local_linear_id(it), k,
-                      w->launch->num_local_buffers);
+                      w->launch->spec.num_local_buffers);
   return g->local_buffers[k];
 }

@@ -28,8 +28,9 @@
 static const fpar__phase_mem *fpar__phase_mem_for(fpar__worker *w) {
   const fpar__launch *l = w->launch;
   fpar__phase_mem *m = &w->phase;
-  size_t align = l->state_align > 64 ? l->state_align : 64;
-  size_t bytes = (l->group_fibers * l->state_size + align - 1) / align * align;
+  size_t align = l->spec.state_align > 64 ? l->spec.state_align : 64;
+  size_t bytes =
+      (l->spec.group_fibers * l->spec.state_size + align - 1) / align * align;
 
   if (m->state_bytes < bytes || m->state_align < align) {
     free(m->states);
@@ -37,18 +38,18 @@ static const fpar__phase_mem *fpar__phase_mem_for(fpar__worker *w) {
     if ((m->states = aligned_alloc(align, bytes ? bytes : align)) == NULL)
       fpar__group_abort(w, FPAR_ENOMEM,
                         "no memory for the %zu-byte states of %zu calls",
-                        l->state_size, l->group_fibers);
+                        l->spec.state_size, l->spec.group_fibers);
     m->state_bytes = bytes;
     m->state_align = align;
   }
-  if (m->num_stops < l->group_fibers) {
+  if (m->num_stops < l->spec.group_fibers) {
     free(m->stops);
     m->num_stops = 0;
-    if ((m->stops = malloc(l->group_fibers * sizeof *m->stops)) == NULL)
+    if ((m->stops = malloc(l->spec.group_fibers * sizeof *m->stops)) == NULL)
       fpar__group_abort(w, FPAR_ENOMEM,
                         "no memory to record the stops of %zu calls",
-                        l->group_fibers);
-    m->num_stops = l->group_fibers;
+                        l->spec.group_fibers);
+    m->num_stops = l->spec.group_fibers;
   }
   return m;
 }
@@ -56,7 +57,7 @@ static const fpar__phase_mem *fpar__phase_mem_for(fpar__worker *w) {
 /* "file:line" of the barrier a stop names. */
 static const char *fpar__phase_site(char *buf, size_t len,
                                     const fpar__launch *l, unsigned stop) {
-  snprintf(buf, len, "%s:%u", l->phase_file, stop >> 8);
+  snprintf(buf, len, "%s:%u", l->spec.phase_file, stop >> 8);
   return buf;
 }
 
@@ -68,7 +69,7 @@ fpar__phase_mismatch(fpar__worker *w, const unsigned *stops) {
   char items[64], site[256], first[256];
   size_t f = 1, i;
 
-  while (f + 1 < l->group_fibers && stops[f] == stops[0])
+  while (f + 1 < l->spec.group_fibers && stops[f] == stops[0])
     f++;
   i = fpar__fiber_first_item(l, f);
   fpar__phase_site(site, sizeof site, l, stops[f]);
@@ -98,19 +99,20 @@ fpar__phase_mismatch(fpar__worker *w, const unsigned *stops) {
 static unsigned fpar__phase_step(fpar__worker *w, fpar_item *it, void *local,
                                  const fpar__phase_mem *m, unsigned resume) {
   const fpar__launch *l = w->launch;
-  const size_t *lr = l->geo.local_range;
-  size_t rows = lr[1] * lr[2], per_row = l->group_fibers / rows, r;
+  const size_t *lr = l->spec.geo.local_range;
+  size_t rows = lr[1] * lr[2], per_row = l->spec.group_fibers / rows, r;
   unsigned diff = 0;
 
   for (r = 0; r < rows; r++) {
-    size_t row = l->phase_debug ? rows - 1 - r : r, f = row * per_row;
+    size_t row = l->spec.phase_debug ? rows - 1 - r : r, f = row * per_row;
 
     it->local_id[0] = 0;
     it->local_id[1] = row % lr[1];
     it->local_id[2] = row / lr[1];
     it->row_linear = lr[0] * row;
-    diff |= l->phase_rows(it, l->args, local, m->states + f * l->state_size,
-                          m->stops + f, lr[0], resume);
+    diff |= l->spec.phase_rows(it, l->spec.args, local,
+                               m->states + f * l->spec.state_size, m->stops + f,
+                               lr[0], resume);
   }
   for (r = 1; r < rows; r++)
     diff |= m->stops[r * per_row] ^ m->stops[0];
@@ -128,11 +130,12 @@ void fpar__phase_run_group(fpar__worker *w, size_t linear) {
 
   fpar__group_begin(w, linear, &it);
   m = fpar__phase_mem_for(w);
-  if (l->phase_debug)
-    memset(m->states, 0xff, l->group_fibers * l->state_size);
+  if (l->spec.phase_debug)
+    memset(m->states, 0xff, l->spec.group_fibers * l->spec.state_size);
   /* The local struct is the group's first object, as on fibers. */
-  if (l->local_size != 0)
-    local = fpar_group_local_memory(&it, l->local_size, l->local_align);
+  if (l->spec.local_size != 0)
+    local =
+        fpar_group_local_memory(&it, l->spec.local_size, l->spec.local_align);
   do
     stop = fpar__phase_step(w, &it, local, m, stop & 0xffu);
   while (stop != 0);

@@ -113,9 +113,9 @@ static void fpar__sched_activate(fpar__sched *s, fpar__launch *l) {
   unsigned n = l->num_chunks, k;
 
   for (k = 0; k < n; k++) {
-    atomic_store_explicit(&l->chunks[k].next, l->num_groups * k / n,
+    atomic_store_explicit(&l->chunks[k].next, l->spec.num_groups * k / n,
                           memory_order_relaxed);
-    l->chunks[k].end = l->num_groups * (k + 1) / n;
+    l->chunks[k].end = l->spec.num_groups * (k + 1) / n;
   }
   l->start_ns = fpar__now_ns();
   atomic_store_explicit(&l->status, FPAR_RUNNING, memory_order_relaxed);
@@ -149,8 +149,8 @@ static void fpar__sched_complete(fpar__sched *s, fpar__launch *l) {
   l->end_ns = fpar__now_ns();
   atomic_store_explicit(&l->status, failed ? l->fault_code : FPAR_COMPLETE,
                         memory_order_release);
-  if (l->on_complete != NULL)
-    l->on_complete(l);
+  if (l->hooks.complete != NULL)
+    l->hooks.complete(l);
   fpar__sched_lock(s);
   s->head = l->next;
   if (s->head == NULL)
@@ -240,7 +240,7 @@ static void fpar__worker_leave(fpar__worker *w, fpar__launch *l) {
   w->groups_done = 0;
   if (n != 0 &&
       atomic_fetch_add_explicit(&l->groups_done, n, memory_order_acq_rel) + n ==
-          l->num_groups)
+          l->spec.num_groups)
     fpar__sched_complete(w->sched, l);
   fpar__launch_unref(l);
 }

@@ -80,22 +80,22 @@ void fpar__run_group_function(fpar__worker *w, size_t linear) {
   fpar_group wg;
   unsigned d;
 
-  wg.dims = l->geo.dims;
+  wg.dims = l->spec.geo.dims;
   wg.scope = FPAR_FENCE_WORK_GROUP;
   fpar__group_id(l, linear, w->run.group_id); /* for fault messages */
   memcpy(wg.id, w->run.group_id, sizeof wg.id);
   for (d = 0; d < 3; d++) {
-    wg.range[d] = l->geo.group_range[d];
-    wg.local_range[d] = l->geo.local_range[d];
+    wg.range[d] = l->spec.geo.group_range[d];
+    wg.local_range[d] = l->spec.geo.local_range[d];
     wg.offset[d] = 0;
-    wg.physical_range[d] = l->physical_size[d];
+    wg.physical_range[d] = l->spec.physical_size[d];
     wg.global_origin[d] = wg.id[d] * wg.local_range[d];
-    wg.global_range[d] = l->geo.global_range[d];
+    wg.global_range[d] = l->spec.geo.global_range[d];
   }
   wg.parent = NULL;
   w->innermost = &wg;
   w->inside = NULL;
-  l->group_fn(&wg, l->args);
+  l->spec.group_fn(&wg, l->spec.args);
   w->innermost = NULL;
   fpar__arena_release(&w->arena, w->run.arena_mark);
 }
@@ -195,7 +195,7 @@ int fpar_distribute_groups(fpar_group *g, fpar_group_fn fn, void *ctx) {
   if (w == NULL)
     return FPAR_ENOTKERNEL;
   sub = *g;
-  sub.scope = fpar__split(g, w->launch->subgroup_size, size);
+  sub.scope = fpar__split(g, w->launch->spec.subgroup_size, size);
   sub.parent = g;
   for (d = 0; d < 3; d++) {
     sub.local_range[d] = size[d];

@@ -98,7 +98,7 @@ static void fpar__worker_report_fault(fpar__worker *w) {
                items, w->stacks.stack_size, (size_t)FPAR__STACK_GUARD);
   }
   snprintf(msg, sizeof msg, "kernel '%s', work-group (%zu,%zu,%zu): %s",
-           l->name, g->group_id[0], g->group_id[1], g->group_id[2],
+           l->spec.name, g->group_id[0], g->group_id[1], g->group_id[2],
            w->fault.detail);
   fpar__launch_fail(l, w->fault.code, msg);
 }
@@ -110,9 +110,10 @@ static void fpar__worker_enter(fpar__worker *w, fpar__launch *l) {
 
   w->launch = l;
   fpar__arena_release(&w->arena, 0);
-  for (k = 0; k < l->num_local_buffers; k++)
-    w->run.local_buffers[k] = fpar__arena_alloc(
-        &w->arena, l->local_buffer_bytes[k], l->local_buffer_align[k]);
+  for (k = 0; k < l->spec.num_local_buffers; k++)
+    w->run.local_buffers[k] =
+        fpar__arena_alloc(&w->arena, l->spec.local_buffer_bytes[k],
+                          l->spec.local_buffer_align[k]);
   w->run.arena_mark = fpar__arena_mark(&w->arena);
 }
 
