@@ -142,7 +142,7 @@ static void wait_halos(MPI_Request req[4], const fpar_event *inner) {
     MPI_Testall(4, req, &done, MPI_STATUSES_IGNORE);
     if (done)
       return;
-    if (inner == NULL || fpar_event_status(inner) <= FPAR_COMPLETE) {
+    if (inner == NULL || fpar_event_result(inner) != FPAR_EBUSY) {
       MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
       return;
     }

@@ -94,7 +94,7 @@ extern "C" {
      "the runtime belongs to the parent process: create a new one after "      \
      "fork()")                                                                 \
   XX(EFPENV, -23,                                                              \
-     "a kernel changed the floating-point control state its work-items "      \
+     "a kernel changed the floating-point control state its work-items "       \
      "share")
 
 /** Error codes.  All are negative; 0 means success. */
@@ -398,12 +398,15 @@ enum fpar_queue_flags {
   FPAR_QUEUE_IN_ORDER = 0 /**< launches run one after another (default) */
 };
 
-/** Event states returned by fpar_event_status() (as in OpenCL). */
-enum fpar_event_state {
-  FPAR_COMPLETE = 0, /**< finished successfully */
+/** Where a launch is (fpar_event_status()): a state, kept apart from the
+ *  error codes, which fpar_event_result() gives. */
+typedef enum fpar_event_state {
+  FPAR_QUEUED = 0,   /**< waiting behind earlier launches */
   FPAR_RUNNING = 1,  /**< its work-groups are executing */
-  FPAR_QUEUED = 2    /**< waiting behind earlier launches */
-};
+  FPAR_COMPLETE = 2, /**< finished successfully */
+  FPAR_FAILED = 3    /**< finished with a fault (fpar_event_result() gives
+                          its code, fpar_event_error() its message) */
+} fpar_event_state;
 
 /**
  * \brief Create an in-order queue on a runtime.
@@ -447,10 +450,21 @@ FPAR_EXTERN int fpar_event_wait(fpar_event *ev);
 /**
  * \brief Poll a launch without blocking.
  * \param ev the event.
- * \return FPAR_QUEUED, FPAR_RUNNING, FPAR_COMPLETE, or the negative code of
- *         the kernel's fault.
+ * \param state receives FPAR_QUEUED, FPAR_RUNNING, FPAR_COMPLETE or
+ *        FPAR_FAILED.
+ * \return 0, or FPAR_EINVAL for a NULL argument.
  */
-FPAR_EXTERN int fpar_event_status(const fpar_event *ev);
+FPAR_EXTERN int fpar_event_status(const fpar_event *ev,
+                                  fpar_event_state *state);
+
+/**
+ * \brief The outcome of a launch, without blocking.
+ * \param ev the event.
+ * \return 0 once it completed, the negative code of its fault once it
+ *         failed, FPAR_EBUSY while it is queued or running, FPAR_EINVAL
+ *         for a NULL event.
+ */
+FPAR_EXTERN int fpar_event_result(const fpar_event *ev);
 
 /**
  * \brief The message of a failed launch.
@@ -646,8 +660,8 @@ typedef void (*fpar_row_fn)(fpar_item *it, void *args, size_t x_end);
 
 /** Define `static void name(...)`, a row runner for `kernel`, a kernel
  *  function visible in this file (best `static inline`); FPAR_KERNEL
- *  (<fiberpar/phase.h>) defines a kernel and its row runner at once.  The loop over a
- *  row of work-items is then compiled in the caller's translation unit,
+ *  (<fiberpar/phase.h>) defines a kernel and its row runner at once.  The loop
+ * over a row of work-items is then compiled in the caller's translation unit,
  *  where the kernel inlines into it and the compiler can hoist loads and
  *  vectorise as in a plain C loop; through a kernel pointer every
  *  work-item costs an indirect call (about 2.5 ns here).  Set it as

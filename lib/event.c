@@ -9,7 +9,7 @@
 static int fpar__event_done(const void *arg) {
   const fpar_event *ev = arg;
   int s = atomic_load_explicit(&ev->status, memory_order_acquire);
-  return s != FPAR_QUEUED && s != FPAR_RUNNING;
+  return s != FPAR__LAUNCH_QUEUED && s != FPAR__LAUNCH_RUNNING;
 }
 
 int fpar_event_wait(fpar_event *ev) {
@@ -25,9 +25,27 @@ int fpar_event_wait(fpar_event *ev) {
   return atomic_load_explicit(&ev->status, memory_order_acquire);
 }
 
-int fpar_event_status(const fpar_event *ev) {
+int fpar_event_status(const fpar_event *ev, fpar_event_state *state) {
+  int s;
+
+  if (ev == NULL || state == NULL)
+    return fpar__set_error(FPAR_EINVAL, "fpar_event_status: %s is NULL",
+                           ev == NULL ? "ev" : "state");
+  s = atomic_load_explicit(&ev->status, memory_order_acquire);
+  *state = s == FPAR__LAUNCH_QUEUED    ? FPAR_QUEUED
+           : s == FPAR__LAUNCH_RUNNING ? FPAR_RUNNING
+           : s == 0                    ? FPAR_COMPLETE
+                                       : FPAR_FAILED;
+  return 0;
+}
+
+int fpar_event_result(const fpar_event *ev) {
   if (ev == NULL)
-    return fpar__set_error(FPAR_EINVAL, "fpar_event_status: ev is NULL");
+    return fpar__set_error(FPAR_EINVAL, "fpar_event_result: ev is NULL");
+  if (!fpar__event_done(ev))
+    return fpar__set_error(FPAR_EBUSY,
+                           "fpar_event_result: launch '%s' has not finished",
+                           ev->spec.name);
   return atomic_load_explicit(&ev->status, memory_order_acquire);
 }
 

@@ -15,7 +15,7 @@ fpar__launch *fpar__launch_create(const fpar__launch_spec *spec,
   memset(l, 0, size);
   l->spec = *spec;
   l->num_chunks = num_workers;
-  atomic_init(&l->status, FPAR_QUEUED);
+  atomic_init(&l->status, FPAR__LAUNCH_QUEUED);
   atomic_init(&l->failed, 0);
   atomic_init(&l->refs, 1);
   atomic_init(&l->groups_done, 0);

@@ -16,6 +16,10 @@
 
 #define FPAR__NAME_MAX 64
 
+/* A launch's status before it has a result (0 or a negative code). */
+#define FPAR__LAUNCH_QUEUED 2
+#define FPAR__LAUNCH_RUNNING 1
+
 /* Work-groups are handed to workers in contiguous chunks; a worker takes
  * groups from the front of its own chunk, then steals from the others'. */
 typedef struct fpar__chunk {
@@ -81,7 +85,8 @@ struct fpar_event {
   fpar__launch *next;        /* scheduler FIFO */
 
   /* Execution state. */
-  atomic_int status; /* FPAR_QUEUED, FPAR_RUNNING, then final */
+  atomic_int status; /* FPAR__LAUNCH_QUEUED, _RUNNING, then the result: 0
+                        or the fault's negative code */
   atomic_int failed; /* a group faulted; later groups are skipped */
   int fault_code;    /* set by the failed-flag winner */
   char *error;       /* its message */

@@ -118,7 +118,7 @@ static void fpar__sched_activate(fpar__sched *s, fpar__launch *l) {
     l->chunks[k].end = l->spec.num_groups * (k + 1) / n;
   }
   l->start_ns = fpar__now_ns();
-  atomic_store_explicit(&l->status, FPAR_RUNNING, memory_order_relaxed);
+  atomic_store_explicit(&l->status, FPAR__LAUNCH_RUNNING, memory_order_relaxed);
   atomic_store_explicit(&s->active_seq, l->seq, memory_order_release);
   if (s->sleepers)
     uv_cond_broadcast(&s->work_cond);
@@ -147,7 +147,7 @@ static void fpar__sched_complete(fpar__sched *s, fpar__launch *l) {
   int failed = atomic_load_explicit(&l->failed, memory_order_acquire);
 
   l->end_ns = fpar__now_ns();
-  atomic_store_explicit(&l->status, failed ? l->fault_code : FPAR_COMPLETE,
+  atomic_store_explicit(&l->status, failed ? l->fault_code : 0,
                         memory_order_release);
   if (l->hooks.complete != NULL)
     l->hooks.complete(l);

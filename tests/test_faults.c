@@ -67,7 +67,8 @@ static void expect_fault(fpar_test_env *e, const fpar_launch_desc *d, int code,
   ck_assert_msg(rc == code, "kernel '%s' ended with %s, expected %s (%s)",
                 d->name, fpar_err_name(rc), fpar_err_name(code),
                 msg != NULL ? msg : "no message");
-  ck_assert_int_eq(fpar_event_status(ev), code);
+  ck_assert_int_eq(fpar_event_result(ev), code);
+  ck_assert_int_eq(fpar_test_state(ev), FPAR_FAILED);
   ck_assert_ptr_nonnull(msg);
   ck_assert_msg(strstr(msg, d->name) != NULL,
                 "the message does not name kernel '%s': %s", d->name, msg);

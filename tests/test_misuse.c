@@ -443,7 +443,7 @@ START_TEST(test_events_outlive_queue_and_runtime) {
                                       &failed));
   ck_assert_fpar_ok(fpar_queue_destroy(e.q));
   ck_assert_fpar_ok(fpar_event_wait(after_queue));
-  ck_assert_int_eq(fpar_event_status(after_queue), FPAR_COMPLETE);
+  ck_assert_int_eq(fpar_test_state(after_queue), FPAR_COMPLETE);
   fpar_event_release(after_queue);
   ck_assert_fpar_ok(fpar_runtime_destroy(e.rt));
   ck_assert_fpar_ok(fpar_event_wait(after_runtime));
@@ -489,7 +489,7 @@ static int child_uses_parent_runtime(fpar_test_env *e, fpar_event *pending) {
     return CHILD_QUEUE_CREATE;
   if (fpar_queue_wait(e->q) != FPAR_EFORK)
     return CHILD_QUEUE_WAIT;
-  if (fpar_event_status(pending) == FPAR_COMPLETE ||
+  if (fpar_event_result(pending) != FPAR_EBUSY ||
       fpar_event_wait(pending) != FPAR_EFORK)
     return CHILD_EVENT_WAIT;
   if (fpar_queue_destroy(e->q) != FPAR_EFORK)

@@ -105,7 +105,7 @@ static item_record *run_records(fpar_queue *q, fpar_range global,
   d.local = local;
   ck_assert_fpar_ok(fpar_launch(q, &d, &ev));
   ck_assert_fpar_ok(fpar_event_wait(ev));
-  ck_assert_int_eq(fpar_event_status(ev), FPAR_COMPLETE);
+  ck_assert_int_eq(fpar_test_state(ev), FPAR_COMPLETE);
   fpar_event_release(ev);
   ck_assert_uint_eq(atomic_load(&a.out_of_bounds), 0);
   return a.records;

@@ -163,6 +163,31 @@ START_TEST(test_queue_create_rejects_bad_arguments) {
 }
 END_TEST
 
+/* Event calls with NULL arguments refuse clearly. */
+START_TEST(test_event_calls_reject_null) {
+  fpar_event_state state = FPAR_QUEUED;
+  uint64_t out[16];
+  fpar_event *ev;
+  fpar_test_env e;
+
+  ck_assert_fpar_err(fpar_event_wait(NULL), FPAR_EINVAL);
+  ck_assert_fpar_err(fpar_event_result(NULL), FPAR_EINVAL);
+  ck_assert_fpar_err(fpar_event_status(NULL, &state), FPAR_EINVAL);
+  ck_assert_int_eq(state, FPAR_QUEUED);
+  ck_assert_ptr_null(fpar_event_error(NULL));
+  fpar_event_release(NULL);
+  fpar_test_env_init(&e, 1);
+  ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(16), fpar_range1(16),
+                                      fill_kernel, out, &ev));
+  ck_assert_fpar_err(fpar_event_status(ev, NULL), FPAR_EINVAL);
+  ck_assert_fpar_ok(fpar_event_wait(ev));
+  ck_assert_int_eq(fpar_event_result(ev), 0);
+  ck_assert_int_eq(fpar_test_state(ev), FPAR_COMPLETE);
+  fpar_event_release(ev);
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 START_TEST(test_queue_create_in_order_flag) {
   uint64_t out[N] = {0};
   fpar_runtime *rt;
@@ -232,7 +257,7 @@ START_TEST(test_event_wait_completes) {
   ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(N), fpar_range1(32),
                                       fill_kernel, out, &ev));
   ck_assert_fpar_ok(fpar_event_wait(ev));
-  ck_assert_int_eq(fpar_event_status(ev), FPAR_COMPLETE);
+  ck_assert_int_eq(fpar_test_state(ev), FPAR_COMPLETE);
   ck_assert_ptr_null(fpar_event_error(ev));
   check_fill(out, N);
   /* Waiting again is harmless. */
@@ -250,7 +275,7 @@ START_TEST(test_event_status_queued_and_running) {
   fpar_test_env e;
   size_t i;
   gate g;
-  int s;
+  fpar_event_state s;
 
   gate_init(&g);
   fpar_test_env_init(&e, 0);
@@ -259,8 +284,9 @@ START_TEST(test_event_status_queued_and_running) {
                                       fill_kernel, out, &behind));
   wait_gate_entered(&g);
 
-  ck_assert_int_eq(fpar_event_status(slow), FPAR_RUNNING);
-  s = fpar_event_status(behind);
+  ck_assert_int_eq(fpar_test_state(slow), FPAR_RUNNING);
+  ck_assert_int_eq(fpar_event_result(slow), FPAR_EBUSY);
+  s = fpar_test_state(behind);
   ck_assert_msg(s == FPAR_QUEUED || s == FPAR_RUNNING,
                 "a launch behind a running one has status %d", s);
   ck_assert_ptr_null(fpar_event_error(slow));
@@ -274,8 +300,8 @@ START_TEST(test_event_status_queued_and_running) {
   atomic_store(&g.open, 1);
   ck_assert_fpar_ok(fpar_event_wait(behind));
   /* The first launch finished before the second. */
-  ck_assert_int_eq(fpar_event_status(slow), FPAR_COMPLETE);
-  ck_assert_int_eq(fpar_event_status(behind), FPAR_COMPLETE);
+  ck_assert_int_eq(fpar_test_state(slow), FPAR_COMPLETE);
+  ck_assert_int_eq(fpar_test_state(behind), FPAR_COMPLETE);
   ck_assert_int_eq(atomic_load(&g.timed_out), 0);
   check_fill(out, N);
   fpar_event_release(slow);
@@ -404,7 +430,7 @@ START_TEST(test_many_tiny_launches) {
                           increment_kernel, counts, keep ? &ev : NULL));
     if (keep) {
       ck_assert_fpar_ok(fpar_event_wait(ev));
-      ck_assert_int_eq(fpar_event_status(ev), FPAR_COMPLETE);
+      ck_assert_int_eq(fpar_test_state(ev), FPAR_COMPLETE);
       fpar_event_release(ev);
       /* Every earlier launch has run, and none after this one was
        * submitted yet. */
@@ -434,7 +460,8 @@ START_TEST(test_queue_wait_reports_fault_once) {
   ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(N), fpar_range1(32),
                                       fill_kernel, out, NULL));
   ck_assert_fpar_err(fpar_event_wait(ev), FPAR_EDIVERGENCE);
-  ck_assert_int_eq(fpar_event_status(ev), FPAR_EDIVERGENCE);
+  ck_assert_int_eq(fpar_event_result(ev), FPAR_EDIVERGENCE);
+  ck_assert_int_eq(fpar_test_state(ev), FPAR_FAILED);
   msg = fpar_event_error(ev);
   ck_assert_ptr_nonnull(msg);
   ck_assert_str_ne(msg, "");
@@ -518,7 +545,7 @@ static void *submit_steps(void *arg) {
     }
     if (keep) {
       rc = fpar_event_wait(ev);
-      if (rc == 0 && fpar_event_status(ev) != FPAR_COMPLETE)
+      if (rc == 0 && fpar_event_result(ev) != 0)
         rc = FPAR_EINVAL;
       if (rc != 0 && s->event_err == 0)
         s->event_err = rc;
@@ -604,7 +631,7 @@ typedef struct notify_state {
   fpar_event *ev; /* queried by the callback unless NULL */
   gate *g;        /* checked by the callback unless NULL */
   int calls;
-  int status;        /* fpar_event_status() seen by the callback */
+  int status;        /* fpar_event_result() seen by the callback */
   int had_error;     /* fpar_event_error() was non-NULL in the callback */
   int gate_finished; /* the gated kernel had finished */
   int timed_out;
@@ -622,7 +649,7 @@ static void on_notify(uv_async_t *async) {
 
   s->calls++;
   if (s->ev != NULL) {
-    s->status = fpar_event_status(s->ev);
+    s->status = fpar_event_result(s->ev);
     s->had_error = fpar_event_error(s->ev) != NULL;
   }
   if (s->g != NULL)
@@ -679,7 +706,7 @@ START_TEST(test_notify_after_launch_completes) {
   ck_assert_int_eq(s.calls, 0);
   atomic_store(&g.open, 1);
   notify_run(&s);
-  ck_assert_int_eq(s.status, FPAR_COMPLETE);
+  ck_assert_int_eq(s.status, 0);
   ck_assert_int_eq(s.had_error, 0);
   ck_assert_int_eq(s.gate_finished, 1);
   fpar_event_release(ev);
@@ -701,7 +728,7 @@ START_TEST(test_notify_registered_after_completion) {
   s.ev = ev;
   ck_assert_fpar_ok(fpar_event_notify(ev, &s.async));
   notify_run(&s);
-  ck_assert_int_eq(s.status, FPAR_COMPLETE);
+  ck_assert_int_eq(s.status, 0);
   check_fill(out, N);
   fpar_event_release(ev);
   fpar_test_env_fini(&e);
@@ -732,7 +759,7 @@ START_TEST(test_notify_second_registration_busy) {
   /* Only the first handle is notified, once; the other was closed without
    * a callback (a call through it would count twice). */
   notify_run(&s);
-  ck_assert_int_eq(s.status, FPAR_COMPLETE);
+  ck_assert_int_eq(s.status, 0);
   fpar_event_release(ev);
   fpar_test_env_fini(&e);
 }
@@ -786,6 +813,7 @@ static Suite *queue_suite(void) {
   tc = fpar_test_case("create");
   tcase_add_test(tc, test_queue_create_rejects_bad_arguments);
   tcase_add_test(tc, test_queue_create_in_order_flag);
+  tcase_add_test(tc, test_event_calls_reject_null);
   tcase_add_test(tc, test_queue_wait_null);
   tcase_add_test(tc, test_queue_destroy_waits_for_work);
   suite_add_tcase(s, tc);

@@ -86,6 +86,14 @@ static inline void fpar_test_env_init_subgroup(fpar_test_env *e,
     ck_assert_uint_eq(fpar_runtime_subgroup_size(e->rt), subgroup);
 }
 
+/* The state of a launch, which must be readable. */
+static inline fpar_event_state fpar_test_state(const fpar_event *ev) {
+  fpar_event_state state = FPAR_FAILED;
+
+  ck_assert_fpar_ok(fpar_event_status(ev, &state));
+  return state;
+}
+
 /* Wait for a launch that must succeed; a fault fails the test with the
  * launch's own message. */
 static inline void fpar_test_wait_ok(fpar_event *ev) {

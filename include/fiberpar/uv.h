@@ -17,7 +17,7 @@ extern "C" {
  *        completes (at once if it already has).
  *
  * The async handle's callback then runs on its loop's thread, where
- * fpar_event_status() and fpar_event_error() tell the outcome.  The handle
+ * fpar_event_result() and fpar_event_error() tell the outcome.  The handle
  * must stay open until its callback has run.  uv_async_send() coalesces, so
  * one handle may serve many events.
  * \param ev the event.
