@@ -53,9 +53,25 @@ extern "C" {
 #define FPAR_EXTERN
 #endif
 
+/* The version of this header.  Compatibility rule: releases with the same
+ * major number (from 1.0 on) keep source and binary compatibility; a minor
+ * release may add functions, error codes, enum values and members at the
+ * end of the sized structs (fpar_runtime_opts, fpar_launch_desc), never
+ * change or remove them; a patch release changes no interface.  Before
+ * 1.0 a minor release may break either, and says so. */
 #define FPAR_VERSION_MAJOR 0
 #define FPAR_VERSION_MINOR 1
 #define FPAR_VERSION_PATCH 0
+#define FPAR__VERSION_STR(x) #x
+#define FPAR__VERSION_XSTR(x) FPAR__VERSION_STR(x)
+#define FPAR_VERSION_STRING                                                    \
+  FPAR__VERSION_XSTR(FPAR_VERSION_MAJOR)                                       \
+  "." FPAR__VERSION_XSTR(FPAR_VERSION_MINOR) "." FPAR__VERSION_XSTR(           \
+      FPAR_VERSION_PATCH)
+/** FPAR_VERSION_MAJOR, _MINOR, _PATCH as one number, 10000 * major + 100 *
+ *  minor + patch, for comparisons in #if. */
+#define FPAR_VERSION                                                           \
+  (FPAR_VERSION_MAJOR * 10000 + FPAR_VERSION_MINOR * 100 + FPAR_VERSION_PATCH)
 
 /* ------------------------------------------------------------------------
  * Errors
@@ -104,6 +120,19 @@ typedef enum fpar_errno {
 #undef FPAR__ERRNO_ENUM
       FPAR_ERRNO_MAX = -24
 } fpar_errno;
+
+/**
+ * \brief The version of the library in use (which may be newer than the
+ *        header the program was built with).
+ * \return FPAR_VERSION of the library.
+ */
+FPAR_EXTERN unsigned fpar_version(void);
+
+/**
+ * \brief The version of the library in use, as text.
+ * \return a static string such as "0.1.0".
+ */
+FPAR_EXTERN const char *fpar_version_string(void);
 
 /**
  * \brief Describe an error code.
@@ -186,6 +215,10 @@ typedef enum fpar_fpenv {
 /** Runtime options.  Zero fields mean "default".  Environment variables,
  *  when set, take precedence over these fields. */
 typedef struct fpar_runtime_opts {
+  /** sizeof(fpar_runtime_opts) in the caller's build, set by
+   *  fpar_runtime_opts_init(): fields added by later versions of the
+   *  library are then seen as 0 (their default) by it. */
+  size_t size;
   /** Worker threads (FIBERPAR_NUM_THREADS); 0 = one per core (or PU). */
   unsigned num_threads;
   /** Pinning policy (FIBERPAR_PIN). */
@@ -232,10 +265,16 @@ typedef struct fpar_runtime_opts {
 typedef struct fpar_runtime fpar_runtime;
 
 /**
- * \brief Fill \p opts with defaults (all zero).
+ * \brief Fill \p opts with defaults (all zero) and its size.  Inline, so
+ *        that the size is that of the caller's header.
  * \param opts options to initialise.
  */
-FPAR_EXTERN void fpar_runtime_opts_init(fpar_runtime_opts *opts);
+static inline void fpar_runtime_opts_init(fpar_runtime_opts *opts) {
+  static const fpar_runtime_opts defaults = {0};
+
+  *opts = defaults;
+  opts->size = sizeof *opts;
+}
 
 /**
  * \brief Discover the machine with hwloc and start the pinned workers.
@@ -725,6 +764,9 @@ typedef enum fpar_phase_mode {
  *  work groups and local the group size (logical items for scoped groups,
  *  physical work-items or FPAR_LOCAL_AUTO for hierarchical ones). */
 typedef struct fpar_launch_desc {
+  /** sizeof(fpar_launch_desc) in the caller's build, set by
+   *  fpar_launch_desc_init() (see fpar_runtime_opts::size). */
+  size_t size;
   const char *name; /**< kernel name for messages (copied); may be NULL */
   fpar_kernel_fn kernel;
   fpar_row_fn row; /**< FPAR_DEFINE_ROW runner of kernel, or NULL */
@@ -745,10 +787,16 @@ typedef struct fpar_launch_desc {
 } fpar_launch_desc;
 
 /**
- * \brief Reset a launch description (local = FPAR_LOCAL_AUTO, no buffers).
+ * \brief Reset a launch description (all zero: local = FPAR_LOCAL_AUTO, no
+ *        buffers) and set its size.  Inline, like fpar_runtime_opts_init().
  * \param d the description.
  */
-FPAR_EXTERN void fpar_launch_desc_init(fpar_launch_desc *d);
+static inline void fpar_launch_desc_init(fpar_launch_desc *d) {
+  static const fpar_launch_desc defaults = {0};
+
+  *d = defaults;
+  d->size = sizeof *d;
+}
 
 /**
  * \brief Submit an nd_range launch described by \p d; returns at once.

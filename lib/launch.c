@@ -4,6 +4,7 @@
 #include "lib/env.h"
 #include "lib/internal.h"
 #include "lib/range.h"
+#include "lib/sized.h"
 #include "sched/arena.h"
 #include "sched/error.h"
 #include "sched/phase.h"
@@ -15,11 +16,6 @@ static void fpar__copy_name(char *dst, size_t size, const char *src) {
 
   memcpy(dst, src, n);
   dst[n] = '\0';
-}
-
-void fpar_launch_desc_init(fpar_launch_desc *d) {
-  memset(d, 0, sizeof *d);
-  d->local = FPAR_LOCAL_AUTO;
 }
 
 /* Sizes of the launch-time local buffers for this group size.  They are
@@ -213,8 +209,9 @@ static int fpar__launch_phase(fpar__launch_spec *l, const fpar_launch_desc *d) {
   return 0;
 }
 
-int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
-  fpar_launch_desc from_def;
+int fpar_launch(fpar_queue *q, const fpar_launch_desc *given, fpar_event **ev) {
+  fpar_launch_desc desc, from_def;
+  const fpar_launch_desc *d = &desc;
   fpar_range global, local;
   const fpar__sched_config *cfg;
   fpar__model model = FPAR__ND_RANGE;
@@ -222,10 +219,12 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *d, fpar_event **ev) {
   unsigned k;
   int err;
 
-  if (q == NULL || d == NULL)
+  if (q == NULL || given == NULL)
     return fpar__set_error(FPAR_EINVAL, "fpar_launch: %s is NULL",
                            q == NULL ? "the queue" : "the description");
-  if ((err = fpar__runtime_usable(q->rt, "fpar_launch")) != 0)
+  if ((err = fpar__copy_sized(&desc, sizeof desc, given, "fpar_launch_desc")) !=
+          0 ||
+      (err = fpar__runtime_usable(q->rt, "fpar_launch")) != 0)
     return err;
   if (d->def != NULL) {
     if ((err = fpar__launch_def(d, &from_def)) != 0)

@@ -5,6 +5,7 @@
 
 #include "lib/env.h"
 #include "lib/internal.h"
+#include "lib/sized.h"
 #include "sched/error.h"
 #include "simd/cpu.h"
 
@@ -21,14 +22,9 @@
 #define FPAR__GROUP_MAX ((size_t)1 << 20)
 #define FPAR__SPIN_MAX 1000000u
 #define FPAR__SUBGROUP_MAX 1024u
-#define FPAR__STACKS_MIN                                                       \
-  ((size_t)3) /* the runner, a shared stack, a copier                          \
-               */
+/* The runner, a shared stack and its copier. */
+#define FPAR__STACKS_MIN ((size_t)3)
 #define FPAR__STACKS_MAX ((size_t)1 << 20)
-
-void fpar_runtime_opts_init(fpar_runtime_opts *opts) {
-  memset(opts, 0, sizeof *opts);
-}
 
 /* Options with defaults filled in and environment variables applied. */
 static int fpar__runtime_config(const fpar_runtime_opts *opts,
@@ -114,21 +110,21 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
   return 0;
 }
 
-int fpar_runtime_create(fpar_runtime **out, const fpar_runtime_opts *opts) {
-  fpar_runtime_opts defaults;
+int fpar_runtime_create(fpar_runtime **out, const fpar_runtime_opts *given) {
+  fpar_runtime_opts opts;
   fpar_runtime *rt;
   int err;
 
   if (out == NULL)
     return fpar__set_error(FPAR_EINVAL, "fpar_runtime_create: rt is NULL");
-  if (opts == NULL) {
-    fpar_runtime_opts_init(&defaults);
-    opts = &defaults;
-  }
+  fpar_runtime_opts_init(&opts);
+  if (given != NULL &&
+      (err = fpar__copy_sized(&opts, sizeof opts, given, "fpar_runtime_opts")))
+    return err;
   rt = calloc(1, sizeof *rt);
   if (rt == NULL)
     return fpar__set_error(FPAR_ENOMEM, "no memory for the runtime");
-  if ((err = fpar__runtime_config(opts, &rt->cfg)) != 0 ||
+  if ((err = fpar__runtime_config(&opts, &rt->cfg)) != 0 ||
       (err = fpar__sched_create(&rt->sched, &rt->cfg)) != 0) {
     free(rt);
     return err;

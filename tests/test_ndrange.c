@@ -5,6 +5,7 @@
  * This file is also built against the ucontext build of the library
  * (tests/test_ndrange_ucontext), so it uses the public API only. */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -441,6 +442,35 @@ END_TEST
 
 /* ---- Launch descriptions ------------------------------------------------- */
 
+/* A description from a program built against an older header: the
+ * members its header lacks read as defaults; one never initialised is
+ * refused. */
+START_TEST(test_launch_desc_from_other_headers) {
+  atomic_size_t count;
+  fpar_launch_desc d;
+  fpar_test_env e;
+
+  fpar_test_env_init(&e, 1);
+  atomic_init(&count, 0);
+  memset(&d, 0, sizeof d);
+  d.kernel = count_kernel;
+  d.args = &count;
+  d.global = fpar_range1(64);
+  ck_assert_fpar_err(fpar_launch(e.q, &d, NULL), FPAR_EINVAL);
+  ck_assert_ptr_nonnull(strstr(fpar_last_error(), "fpar_launch_desc.size"));
+  fpar_launch_desc_init(&d);
+  d.kernel = count_kernel;
+  d.args = &count;
+  d.global = fpar_range1(64);
+  d.phase_mode = (fpar_phase_mode)99; /* beyond the old size: not read */
+  d.size = offsetof(fpar_launch_desc, def);
+  ck_assert_fpar_ok(fpar_launch(e.q, &d, NULL));
+  ck_assert_fpar_ok(fpar_queue_wait(e.q));
+  ck_assert_uint_eq(atomic_load(&count), 64);
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 START_TEST(test_launch_desc_init_defaults) {
   const fpar_range automatic = FPAR_LOCAL_AUTO;
   atomic_size_t count;
@@ -454,7 +484,8 @@ START_TEST(test_launch_desc_init_defaults) {
   ck_assert_ptr_null(d.args);
   ck_assert_ptr_null(d.local_buffers);
   ck_assert_uint_eq(d.num_local_buffers, 0);
-  ck_assert_uint_eq(d.local.dims, automatic.dims);
+  ck_assert_uint_eq(d.size, sizeof d);
+  /* All extents 0: the runtime chooses, as with FPAR_LOCAL_AUTO. */
   ck_assert_uint_eq(d.local.size[0], automatic.size[0]);
   ck_assert_uint_eq(d.local.size[1], automatic.size[1]);
   ck_assert_uint_eq(d.local.size[2], automatic.size[2]);
@@ -757,6 +788,7 @@ static Suite *ndrange_suite(void) {
 
   tc = fpar_test_case("launch_desc");
   tcase_add_test(tc, test_launch_desc_init_defaults);
+  tcase_add_test(tc, test_launch_desc_from_other_headers);
   tcase_add_test(tc, test_launch_desc_passes_args);
   tcase_add_test(tc, test_launch_desc_name_in_fault_message);
   tcase_add_test(tc, test_row_runner_divergence);

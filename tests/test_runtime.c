@@ -4,11 +4,13 @@
  * Every test runs in its own forked process, so a test may set environment
  * variables freely; each still unsets what it set before it ends. */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "testutil.h"
 
 #define KIB ((size_t)1024)
@@ -178,6 +180,58 @@ START_TEST(test_zeroed_opts_mean_defaults) {
   ck_assert_uint_eq(fpar_runtime_stack_size(with_zero), 64 * KIB);
   ck_assert_fpar_ok(fpar_runtime_destroy(with_zero));
   ck_assert_fpar_ok(fpar_runtime_destroy(with_null));
+}
+END_TEST
+
+/* Options as a program built against another version of <fiberpar.h>
+ * passes them: the size its header gave, and members this library may not
+ * have. */
+typedef struct grown_opts {
+  fpar_runtime_opts opts;
+  uint64_t newer_member;
+} grown_opts;
+
+START_TEST(test_opts_from_other_headers) {
+  fpar_runtime_opts o;
+  grown_opts g;
+  fpar_runtime *rt;
+
+  /* Not initialised with fpar_runtime_opts_init(). */
+  memset(&o, 0, sizeof o);
+  o.num_threads = 1;
+  ck_assert_fpar_err(fpar_runtime_create(&rt, &o), FPAR_EINVAL);
+  ck_assert_ptr_nonnull(strstr(fpar_last_error(), "fpar_runtime_opts.size"));
+  /* An older header, without the members from max_stacks on: they read
+   * as their defaults. */
+  fpar_runtime_opts_init(&o);
+  o.num_threads = 1;
+  o.max_stacks = 1; /* out of range, but beyond the old size */
+  o.size = offsetof(fpar_runtime_opts, max_stacks);
+  ck_assert_fpar_ok(fpar_runtime_create(&rt, &o));
+  ck_assert_uint_eq(fpar_runtime_num_threads(rt), 1);
+  ck_assert_fpar_ok(fpar_runtime_destroy(rt));
+  /* A newer header whose new member is left at its default: fine; set:
+   * refused, since this library cannot honour it. */
+  memset(&g, 0, sizeof g);
+  fpar_runtime_opts_init(&g.opts);
+  g.opts.size = sizeof g;
+  g.opts.num_threads = 1;
+  ck_assert_fpar_ok(fpar_runtime_create(&rt, &g.opts));
+  ck_assert_fpar_ok(fpar_runtime_destroy(rt));
+  g.newer_member = 1;
+  ck_assert_fpar_err(fpar_runtime_create(&rt, &g.opts), FPAR_EINVAL);
+  ck_assert_ptr_nonnull(strstr(fpar_last_error(), "newer <fiberpar.h>"));
+}
+END_TEST
+
+START_TEST(test_version) {
+  ck_assert_uint_eq(fpar_version(), FPAR_VERSION);
+  ck_assert_str_eq(fpar_version_string(), FPAR_VERSION_STRING);
+  /* The header's version is the package's. */
+  ck_assert_str_eq(FPAR_VERSION_STRING, PACKAGE_VERSION);
+  ck_assert_uint_eq(FPAR_VERSION, FPAR_VERSION_MAJOR * 10000 +
+                                      FPAR_VERSION_MINOR * 100 +
+                                      FPAR_VERSION_PATCH);
 }
 END_TEST
 
@@ -499,6 +553,8 @@ static Suite *runtime_suite(void) {
   tc = fpar_test_case("create");
   tcase_add_test(tc, test_create_with_defaults);
   tcase_add_test(tc, test_zeroed_opts_mean_defaults);
+  tcase_add_test(tc, test_opts_from_other_headers);
+  tcase_add_test(tc, test_version);
   tcase_add_test(tc, test_num_threads_option);
   tcase_add_test(tc, test_size_options);
   tcase_add_test(tc, test_max_group_size_option_limits_launches);
