@@ -11,6 +11,21 @@
  * fpar_err_name() turn a code into text; fpar_last_error() gives the
  * detailed message of the last failed call on the calling thread.
  *
+ * Names: public names are fpar_ (functions, types) and FPAR_ (macros,
+ * constants); fpar__ and FPAR__ are the library's own.  Functions are named
+ * object_action or object_property (fpar_runtime_create, fpar_queue_wait,
+ * fpar_event_status).  Queries keep the names of the model they come from:
+ * nd_range work-item queries OpenCL's (get_global_id(d) is
+ * fpar_global_id(it, d)), and the group and item queries of scoped and
+ * hierarchical parallelism SYCL's member functions after their type
+ * (group::get_id(d) is fpar_group_get_id(g, d), s_item::get_global_id(d)
+ * fpar_s_item_get_global_id(si, d)).  Queries are inline, and exported as
+ * functions too (FPAR_QUERY).
+ *
+ * Compatibility: sized structs (fpar_runtime_opts, fpar_launch_desc) carry
+ * the size of the caller's header; see FPAR_VERSION_MAJOR for what a
+ * release may change.
+ *
  * Dimension convention: ranges have 1 to 3 dimensions and dimension 0
  * varies fastest (as in OpenCL and CUDA).  Linear ids are
  * x + X * (y + Y * z).  Queries for a dimension beyond the range's
@@ -51,6 +66,19 @@ extern "C" {
 #define FPAR_EXTERN __attribute__((visibility("default")))
 #else
 #define FPAR_EXTERN
+#endif
+
+/* The id and range queries of work-items and groups are inline for C and
+ * C++ callers, and the library also exports each as a function of the same
+ * name, for other languages (Fortran's bind(C), foreign function
+ * interfaces) and for taking their address; lib/queries.c defines
+ * FPAR_BUILD_QUERIES to emit them. */
+#if defined(FPAR_BUILD_QUERIES)
+#define FPAR_QUERY FPAR_EXTERN
+#elif defined(__GNUC__)
+#define FPAR_QUERY extern __inline__ __attribute__((gnu_inline))
+#else
+#define FPAR_QUERY static inline
 #endif
 
 /* The version of this header.  Compatibility rule: releases with the same
@@ -568,54 +596,54 @@ struct fpar_item {
 
 /** \brief Global id. \param it the work-item. \param dim 0..2.
  *  \return the id, 0 for dim beyond the range. */
-static inline size_t fpar_global_id(const fpar_item *it, unsigned dim) {
+FPAR_QUERY size_t fpar_global_id(const fpar_item *it, unsigned dim) {
   return dim < 3 ? it->origin[dim] + it->local_id[dim] : 0;
 }
 /** \brief Id within the work-group. \param it the work-item.
  *  \param dim 0..2. \return the id, 0 for dim beyond the range. */
-static inline size_t fpar_local_id(const fpar_item *it, unsigned dim) {
+FPAR_QUERY size_t fpar_local_id(const fpar_item *it, unsigned dim) {
   return dim < 3 ? it->local_id[dim] : 0;
 }
 /** \brief Id of the work-group. \param it the work-item. \param dim 0..2.
  *  \return the id, 0 for dim beyond the range. */
-static inline size_t fpar_group_id(const fpar_item *it, unsigned dim) {
+FPAR_QUERY size_t fpar_group_id(const fpar_item *it, unsigned dim) {
   return dim < 3 ? it->group_id[dim] : 0;
 }
 /** \brief Global extent. \param it the work-item. \param dim 0..2.
  *  \return the extent, 1 for dim beyond the range. */
-static inline size_t fpar_global_range(const fpar_item *it, unsigned dim) {
+FPAR_QUERY size_t fpar_global_range(const fpar_item *it, unsigned dim) {
   return dim < 3 ? it->geometry->global_range[dim] : 1;
 }
 /** \brief Work-group extent. \param it the work-item. \param dim 0..2.
  *  \return the extent, 1 for dim beyond the range. */
-static inline size_t fpar_local_range(const fpar_item *it, unsigned dim) {
+FPAR_QUERY size_t fpar_local_range(const fpar_item *it, unsigned dim) {
   return dim < 3 ? it->geometry->local_range[dim] : 1;
 }
 /** \brief Number of work-groups. \param it the work-item. \param dim 0..2.
  *  \return the count, 1 for dim beyond the range. */
-static inline size_t fpar_group_range(const fpar_item *it, unsigned dim) {
+FPAR_QUERY size_t fpar_group_range(const fpar_item *it, unsigned dim) {
   return dim < 3 ? it->geometry->group_range[dim] : 1;
 }
 /** \brief Number of dimensions of the launch. \param it the work-item.
  *  \return 1, 2 or 3. */
-static inline unsigned fpar_work_dim(const fpar_item *it) {
+FPAR_QUERY unsigned fpar_work_dim(const fpar_item *it) {
   return it->geometry->dims;
 }
 /** \brief Linear global id (dimension 0 fastest). \param it the work-item.
  *  \return the id. */
-static inline size_t fpar_global_linear_id(const fpar_item *it) {
+FPAR_QUERY size_t fpar_global_linear_id(const fpar_item *it) {
   const size_t *r = it->geometry->global_range;
   return fpar_global_id(it, 0) +
          r[0] * (fpar_global_id(it, 1) + r[1] * fpar_global_id(it, 2));
 }
 /** \brief Linear id within the group. \param it the work-item.
  *  \return the id. */
-static inline size_t fpar_local_linear_id(const fpar_item *it) {
+FPAR_QUERY size_t fpar_local_linear_id(const fpar_item *it) {
   return it->row_linear + it->local_id[0];
 }
 /** \brief Linear id of the group. \param it the work-item.
  *  \return the id. */
-static inline size_t fpar_group_linear_id(const fpar_item *it) {
+FPAR_QUERY size_t fpar_group_linear_id(const fpar_item *it) {
   const size_t *r = it->geometry->group_range;
   return it->group_id[0] + r[0] * (it->group_id[1] + r[1] * it->group_id[2]);
 }
@@ -692,6 +720,31 @@ fpar_group_local_memory_for_overwrite(fpar_item *it, size_t size, size_t align);
  */
 FPAR_EXTERN void *fpar_local_buffer(fpar_item *it, unsigned k);
 
+/**
+ * \brief Point a runner's work-item at the call for local id \p x of its
+ *        row.
+ * \param it the runner's copy of the row's work-item.
+ * \param x local id (dimension 0) of the call's first work-item.
+ * \param lanes work-items of the call (1 but in lane kernels).
+ * \param made group-local requests the call counts as made already (the
+ *        runner's own, made once for the group).
+ */
+static inline void fpar_item_seek(fpar_item *it, size_t x, unsigned lanes,
+                                  unsigned made) {
+  it->local_id[0] = x;
+  it->lanes = lanes;
+  it->local_calls = made;
+}
+
+/**
+ * \brief Start another call for the same work-item: its group-local
+ *        requests count from 0 again.
+ * \param it the work-item.
+ */
+static inline void fpar_item_new_call(fpar_item *it) {
+  it->local_calls = 0;
+}
+
 /** A row runner: runs the kernel for the work-items of one row of a
  *  work-group, from it's local id (x, y, z) to (x_end - 1, y, z).  Made by
  *  FPAR_DEFINE_ROW. */
@@ -711,9 +764,9 @@ typedef void (*fpar_row_fn)(fpar_item *it, void *args, size_t x_end);
                    size_t fpar_x_end_) {                                       \
     fpar_item fpar_row_ = *fpar_it_;                                           \
     size_t fpar_x_;                                                            \
-    for (fpar_x_ = fpar_row_.local_id[0]; fpar_x_ < fpar_x_end_; fpar_x_++) {  \
-      fpar_row_.local_id[0] = fpar_x_;                                         \
-      fpar_row_.local_calls = 0;                                               \
+    for (fpar_x_ = fpar_local_id(fpar_it_, 0); fpar_x_ < fpar_x_end_;          \
+         fpar_x_++) {                                                          \
+      fpar_item_seek(&fpar_row_, fpar_x_, 1, 0);                               \
       kernel(&fpar_row_, fpar_args_);                                          \
     }                                                                          \
   }

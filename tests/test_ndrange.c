@@ -445,6 +445,58 @@ END_TEST
 /* A description from a program built against an older header: the
  * members its header lacks read as defaults; one never initialised is
  * refused. */
+/* The queries are also exported functions (for other languages): called
+ * through pointers, which takes those, they agree with the inline ones. */
+typedef struct query_args {
+  unsigned bad;
+} query_args;
+
+static void compare_queries_kernel(fpar_item *it, void *p) {
+  static size_t (*const by_dim[])(const fpar_item *, unsigned) = {
+      fpar_global_id,    fpar_local_id,    fpar_group_id,
+      fpar_global_range, fpar_local_range, fpar_group_range};
+  size_t (*const linear[])(const fpar_item *) = {
+      fpar_global_linear_id, fpar_local_linear_id, fpar_group_linear_id};
+  size_t inl[6][3], lin[3];
+  query_args *a = p;
+  unsigned d, k, bad = 0;
+  unsigned (*volatile dims)(const fpar_item *) = fpar_work_dim;
+
+  for (d = 0; d < 3; d++) {
+    inl[0][d] = fpar_global_id(it, d);
+    inl[1][d] = fpar_local_id(it, d);
+    inl[2][d] = fpar_group_id(it, d);
+    inl[3][d] = fpar_global_range(it, d);
+    inl[4][d] = fpar_local_range(it, d);
+    inl[5][d] = fpar_group_range(it, d);
+  }
+  lin[0] = fpar_global_linear_id(it);
+  lin[1] = fpar_local_linear_id(it);
+  lin[2] = fpar_group_linear_id(it);
+  for (k = 0; k < 6; k++)
+    for (d = 0; d < 3; d++)
+      bad += by_dim[k](it, d) != inl[k][d];
+  for (k = 0; k < 3; k++)
+    bad += linear[k](it) != lin[k];
+  bad += dims(it) != fpar_work_dim(it);
+  if (bad)
+    __atomic_add_fetch(&a->bad, bad, __ATOMIC_RELAXED);
+}
+
+START_TEST(test_queries_as_functions) {
+  query_args a = {0};
+  fpar_test_env e;
+
+  fpar_test_env_init(&e, 2);
+  ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range3(8, 6, 4),
+                                      fpar_range3(4, 3, 2),
+                                      compare_queries_kernel, &a, NULL));
+  ck_assert_fpar_ok(fpar_queue_wait(e.q));
+  ck_assert_uint_eq(a.bad, 0);
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 START_TEST(test_launch_desc_from_other_headers) {
   atomic_size_t count;
   fpar_launch_desc d;
@@ -789,6 +841,7 @@ static Suite *ndrange_suite(void) {
   tc = fpar_test_case("launch_desc");
   tcase_add_test(tc, test_launch_desc_init_defaults);
   tcase_add_test(tc, test_launch_desc_from_other_headers);
+  tcase_add_test(tc, test_queries_as_functions);
   tcase_add_test(tc, test_launch_desc_passes_args);
   tcase_add_test(tc, test_launch_desc_name_in_fault_message);
   tcase_add_test(tc, test_row_runner_divergence);

@@ -134,31 +134,6 @@ FPAR_EXTERN int fpar_parallel_for_kernel(fpar_queue *q, fpar_range global,
                                          void *args, fpar_event **ev);
 
 /**
- * \brief Point a runner's work-item at the call for local id \p x of its
- *        row.
- * \param it the runner's copy of the row's work-item.
- * \param x local id (dimension 0) of the call's first work-item.
- * \param lanes work-items of the call (1 but in lane kernels).
- * \param made group-local requests the call counts as made already (the
- *        runner's own, made once for the group).
- */
-static inline void fpar_item_seek(fpar_item *it, size_t x, unsigned lanes,
-                                  unsigned made) {
-  it->local_id[0] = x;
-  it->lanes = lanes;
-  it->local_calls = made;
-}
-
-/**
- * \brief Start another call for the same work-item: its group-local
- *        requests count from 0 again.
- * \param it the work-item.
- */
-static inline void fpar_item_new_call(fpar_item *it) {
-  it->local_calls = 0;
-}
-
-/**
  * \brief Fill the stack below the caller with 0xff bytes (the debug
  *        runner of phase kernels calls it before each call it makes).
  */

@@ -87,131 +87,129 @@ typedef void (*fpar_s_row_fn)(fpar_s_item *si, void *ctx, size_t x_end);
 /* ---- Queries ----------------------------------------------------------- */
 
 /** \brief Number of dimensions. \param g a group. \return 1, 2 or 3. */
-static inline unsigned fpar_group_dims(const fpar_group *g) {
+FPAR_QUERY unsigned fpar_group_dims(const fpar_group *g) {
   return g->dims;
 }
 /** \brief Kind of group. \param g a group. \return its fence scope. */
-static inline fpar_fence_scope fpar_group_fence_scope(const fpar_group *g) {
+FPAR_QUERY fpar_fence_scope fpar_group_fence_scope(const fpar_group *g) {
   return g->scope;
 }
 /** \brief Id within the parent group (work group: within the launch).
  *  \param g a group. \param dim 0..2. \return the id (0 beyond). */
-static inline size_t fpar_group_get_id(const fpar_group *g, unsigned dim) {
+FPAR_QUERY size_t fpar_group_get_id(const fpar_group *g, unsigned dim) {
   return dim < 3 ? g->id[dim] : 0;
 }
 /** \brief Number of groups in the parent (work group: in the launch).
  *  \param g a group. \param dim 0..2. \return the count (1 beyond). */
-static inline size_t fpar_group_get_range(const fpar_group *g, unsigned dim) {
+FPAR_QUERY size_t fpar_group_get_range(const fpar_group *g, unsigned dim) {
   return dim < 3 ? g->range[dim] : 1;
 }
 /** \brief Logical items of the group. \param g a group. \param dim 0..2.
  *  \return the extent (1 beyond). */
-static inline size_t fpar_group_get_logical_local_range(const fpar_group *g,
-                                                        unsigned dim) {
+FPAR_QUERY size_t fpar_group_get_logical_local_range(const fpar_group *g,
+                                                     unsigned dim) {
   return dim < 3 ? g->local_range[dim] : 1;
 }
 /** \brief Physical work-items of the group (1 for scoped groups).
  *  \param g a group. \param dim 0..2. \return the extent (1 beyond). */
-static inline size_t fpar_group_get_physical_local_range(const fpar_group *g,
-                                                         unsigned dim) {
+FPAR_QUERY size_t fpar_group_get_physical_local_range(const fpar_group *g,
+                                                      unsigned dim) {
   return dim < 3 ? g->physical_range[dim] : 1;
 }
 /** \brief Id of the calling physical work-item: always 0, since a group
  *  function runs once per group. \param g a group. \param dim 0..2.
  *  \return 0. */
-static inline size_t fpar_group_get_physical_local_id(const fpar_group *g,
-                                                      unsigned dim) {
+FPAR_QUERY size_t fpar_group_get_physical_local_id(const fpar_group *g,
+                                                   unsigned dim) {
   (void)g, (void)dim;
   return 0;
 }
 /** \brief Linear id within the parent. \param g a group. \return the id. */
-static inline size_t fpar_group_get_linear_id(const fpar_group *g) {
+FPAR_QUERY size_t fpar_group_get_linear_id(const fpar_group *g) {
   return g->id[0] + g->range[0] * (g->id[1] + g->range[1] * g->id[2]);
 }
 /** \brief Number of groups in the parent, linear. \param g a group.
  *  \return the count. */
-static inline size_t fpar_group_get_linear_range(const fpar_group *g) {
+FPAR_QUERY size_t fpar_group_get_linear_range(const fpar_group *g) {
   return g->range[0] * g->range[1] * g->range[2];
 }
 /** \brief Logical items, linear. \param g a group. \return the count. */
-static inline size_t
+FPAR_QUERY size_t
 fpar_group_get_logical_local_linear_range(const fpar_group *g) {
   return g->local_range[0] * g->local_range[1] * g->local_range[2];
 }
 /** \brief Physical work-items, linear. \param g a group.
  *  \return the count. */
-static inline size_t
+FPAR_QUERY size_t
 fpar_group_get_physical_local_linear_range(const fpar_group *g) {
   return g->physical_range[0] * g->physical_range[1] * g->physical_range[2];
 }
 /** \brief Linear id of the calling physical work-item. \param g a group.
  *  \return 0. */
-static inline size_t
-fpar_group_get_physical_local_linear_id(const fpar_group *g) {
+FPAR_QUERY size_t fpar_group_get_physical_local_linear_id(const fpar_group *g) {
   (void)g;
   return 0;
 }
 /** \brief Whether the caller is the group's leader: always, with one
  *  physical work-item. \param g a group. \return 1. */
-static inline int fpar_group_leader(const fpar_group *g) {
+FPAR_QUERY int fpar_group_leader(const fpar_group *g) {
   (void)g;
   return 1;
 }
 
 /** \brief Global id of a logical item. \param si the item.
  *  \param dim 0..2. \return the id (0 beyond). */
-static inline size_t fpar_s_item_get_global_id(const fpar_s_item *si,
-                                               unsigned dim) {
+FPAR_QUERY size_t fpar_s_item_get_global_id(const fpar_s_item *si,
+                                            unsigned dim) {
   return dim < 3 ? si->global_id[dim] : 0;
 }
 /** \brief Logical items of the launch. \param si the item.
  *  \param dim 0..2. \return the extent (1 beyond). */
-static inline size_t fpar_s_item_get_global_range(const fpar_s_item *si,
-                                                  unsigned dim) {
+FPAR_QUERY size_t fpar_s_item_get_global_range(const fpar_s_item *si,
+                                               unsigned dim) {
   return dim < 3 ? si->group->global_range[dim] : 1;
 }
 /** \brief Linear global id. \param si the item. \return the id. */
-static inline size_t fpar_s_item_get_global_linear_id(const fpar_s_item *si) {
+FPAR_QUERY size_t fpar_s_item_get_global_linear_id(const fpar_s_item *si) {
   const size_t *r = si->group->global_range;
   return si->global_id[0] + r[0] * (si->global_id[1] + r[1] * si->global_id[2]);
 }
 /** \brief Id within the innermost group. \param si the item.
  *  \param dim 0..2. \return the id (0 beyond). */
-static inline size_t fpar_s_item_get_innermost_local_id(const fpar_s_item *si,
-                                                        unsigned dim) {
+FPAR_QUERY size_t fpar_s_item_get_innermost_local_id(const fpar_s_item *si,
+                                                     unsigned dim) {
   return dim < 3 ? si->local_id[dim] : 0;
 }
 /** \brief Logical items of the innermost group. \param si the item.
  *  \param dim 0..2. \return the extent (1 beyond). */
-static inline size_t
-fpar_s_item_get_innermost_local_range(const fpar_s_item *si, unsigned dim) {
+FPAR_QUERY size_t fpar_s_item_get_innermost_local_range(const fpar_s_item *si,
+                                                        unsigned dim) {
   return dim < 3 ? si->group->local_range[dim] : 1;
 }
 /** \brief Linear id within the innermost group. \param si the item.
  *  \return the id. */
-static inline size_t
+FPAR_QUERY size_t
 fpar_s_item_get_innermost_local_linear_id(const fpar_s_item *si) {
   const size_t *r = si->group->local_range;
   return si->local_id[0] + r[0] * (si->local_id[1] + r[1] * si->local_id[2]);
 }
 /** \brief Logical items of the innermost group, linear. \param si the item.
  *  \return the count. */
-static inline size_t
+FPAR_QUERY size_t
 fpar_s_item_get_innermost_local_linear_range(const fpar_s_item *si) {
   return fpar_group_get_logical_local_linear_range(si->group);
 }
 /** \brief Id with respect to an enclosing group \p g (any nesting level).
  *  \param si the item. \param g a group that contains it. \param dim 0..2.
  *  \return the id (0 beyond). */
-static inline size_t fpar_s_item_get_local_id(const fpar_s_item *si,
-                                              const fpar_group *g,
-                                              unsigned dim) {
+FPAR_QUERY size_t fpar_s_item_get_local_id(const fpar_s_item *si,
+                                           const fpar_group *g, unsigned dim) {
   return dim < 3 ? si->group_local_id[dim] - g->offset[dim] : 0;
 }
 /** \brief Linear id with respect to an enclosing group. \param si the item.
  *  \param g a group that contains it. \return the id. */
-static inline size_t fpar_s_item_get_local_linear_id(const fpar_s_item *si,
-                                                     const fpar_group *g) {
+FPAR_QUERY size_t fpar_s_item_get_local_linear_id(const fpar_s_item *si,
+                                                  const fpar_group *g) {
   return fpar_s_item_get_local_id(si, g, 0) +
          g->local_range[0] *
              (fpar_s_item_get_local_id(si, g, 1) +
@@ -220,9 +218,9 @@ static inline size_t fpar_s_item_get_local_linear_id(const fpar_s_item *si,
 /** \brief Logical items of an enclosing group. \param si the item.
  *  \param g a group that contains it. \param dim 0..2.
  *  \return the extent (1 beyond). */
-static inline size_t fpar_s_item_get_local_range(const fpar_s_item *si,
-                                                 const fpar_group *g,
-                                                 unsigned dim) {
+FPAR_QUERY size_t fpar_s_item_get_local_range(const fpar_s_item *si,
+                                              const fpar_group *g,
+                                              unsigned dim) {
   (void)si;
   return fpar_group_get_logical_local_range(g, dim);
 }
@@ -230,45 +228,45 @@ static inline size_t fpar_s_item_get_local_range(const fpar_s_item *si,
 /** \brief h_item: global id: the physical work-item's, also under a
  *  logical range (SYCL 1.2.1 h_item::get_global_id()).  \param hi the
  *  item. \param dim 0..2. \return the id. */
-static inline size_t fpar_h_item_get_global_id(const fpar_h_item *hi,
-                                               unsigned dim) {
+FPAR_QUERY size_t fpar_h_item_get_global_id(const fpar_h_item *hi,
+                                            unsigned dim) {
   return fpar_s_item_get_global_id(hi, dim);
 }
 /** \brief h_item: logical local id. \param hi the item. \param dim 0..2.
  *  \return the id. */
-static inline size_t fpar_h_item_get_local_id(const fpar_h_item *hi,
-                                              unsigned dim) {
+FPAR_QUERY size_t fpar_h_item_get_local_id(const fpar_h_item *hi,
+                                           unsigned dim) {
   return fpar_s_item_get_innermost_local_id(hi, dim);
 }
 /** \brief h_item: logical local id (same as fpar_h_item_get_local_id).
  *  \param hi the item. \param dim 0..2. \return the id. */
-static inline size_t fpar_h_item_get_logical_local_id(const fpar_h_item *hi,
-                                                      unsigned dim) {
+FPAR_QUERY size_t fpar_h_item_get_logical_local_id(const fpar_h_item *hi,
+                                                   unsigned dim) {
   return fpar_s_item_get_innermost_local_id(hi, dim);
 }
 /** \brief h_item: the physical work-item that runs it. \param hi the item.
  *  \param dim 0..2. \return the id (0 beyond). */
-static inline size_t fpar_h_item_get_physical_local_id(const fpar_h_item *hi,
-                                                       unsigned dim) {
+FPAR_QUERY size_t fpar_h_item_get_physical_local_id(const fpar_h_item *hi,
+                                                    unsigned dim) {
   return dim < 3 ? hi->physical_id[dim] : 0;
 }
 /** \brief h_item: logical range of this parallel_for_work_item.
  *  \param hi the item. \param dim 0..2. \return the extent. */
-static inline size_t fpar_h_item_get_logical_local_range(const fpar_h_item *hi,
-                                                         unsigned dim) {
+FPAR_QUERY size_t fpar_h_item_get_logical_local_range(const fpar_h_item *hi,
+                                                      unsigned dim) {
   return fpar_s_item_get_innermost_local_range(hi, dim);
 }
 /** \brief h_item: physical work-items of the group. \param hi the item.
  *  \param dim 0..2. \return the extent. */
-static inline size_t fpar_h_item_get_physical_local_range(const fpar_h_item *hi,
-                                                          unsigned dim) {
+FPAR_QUERY size_t fpar_h_item_get_physical_local_range(const fpar_h_item *hi,
+                                                       unsigned dim) {
   return fpar_group_get_physical_local_range(hi->group, dim);
 }
 /** \brief h_item: global range: the launch's (work groups times physical
  *  work-items), also under a logical range.  \param hi the item.
  *  \param dim 0..2. \return the extent. */
-static inline size_t fpar_h_item_get_global_range(const fpar_h_item *hi,
-                                                  unsigned dim) {
+FPAR_QUERY size_t fpar_h_item_get_global_range(const fpar_h_item *hi,
+                                               unsigned dim) {
   return fpar_s_item_get_global_range(hi, dim);
 }
 

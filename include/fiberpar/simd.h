@@ -417,10 +417,22 @@ FPAR_EXTERN int fpar_math_f64(fpar_math_op op, double *out, const double *x,
  *  \return "avx512f", "avx2", "sse2" or "scalar". */
 FPAR_EXTERN const char *fpar_math_isa(void);
 
-/* The width-specific entry points behind the inline functions below (a
- * private interface: arrays of W lanes in, W lanes out). */
+/**
+ * The width-specific entry points behind the lane math below, part of the
+ * library's interface: for each operation NAME of FPAR_MATH_OPS, T f32 or
+ * f64 and W 1, 4, 8 or 16,
+ *
+ *     void fpar_vm_NAME_T_xW(T *out, const T *x, const T *y);
+ *
+ * computes out[i] = NAME(x[i]) (pow: NAME(x[i], y[i]); y is ignored by the
+ * others and may be NULL) for i < W, with SLEEF's code for the instruction
+ * set of that width (x16: AVX-512F, x8: AVX2, x4: SSE2, x1: plain C) at
+ * the accuracy stated above.  Call a width only on a CPU that has its
+ * instruction set (fpar_math_isa()); the lane functions of this header
+ * call the width they were compiled for.
+ */
 #define FPAR__VM_NAME(name, t, w) FPAR__VM_NAME_(name, t, w)
-#define FPAR__VM_NAME_(name, t, w) fpar__vm_##name##_##t##_x##w
+#define FPAR__VM_NAME_(name, t, w) fpar_vm_##name##_##t##_x##w
 #define FPAR__VM_DECLARE(name, arity)                                          \
   FPAR_EXTERN void FPAR__VM_NAME(name, f32, FPAR_SIMD_WIDTH)(                  \
       float *out, const float *x, const float *y);                             \
