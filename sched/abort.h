@@ -32,4 +32,8 @@ void fpar__describe_items(char *buf, size_t len, size_t first, size_t last,
 /* Name a barrier site for a message. */
 const char *fpar__site_name(const char *site);
 
+/* The group's shared floating-point control state differs from its start
+ * at the rendezvous of site (a barrier's, or FPAR__SITE_EXIT). */
+_Noreturn void fpar__fpenv_changed(fpar__worker *w, const char *site);
+
 #endif

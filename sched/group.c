@@ -251,9 +251,9 @@ void fpar__group_end(fpar__worker *w) {
   fpar__arena_release(&w->arena, w->run.arena_mark);
 }
 
-/* Run one group: work-item 0 first; if it reached a barrier the group is
- * fibers by now, else the rest is a loop. */
-static void fpar__run_group(fpar__worker *w, size_t linear) {
+/* Work-item 0 first; if it reached a barrier the group is fibers by now,
+ * else the rest is a loop. */
+void fpar__run_nd_group(fpar__worker *w, size_t linear) {
   const fpar__launch *l = w->launch;
   fpar__group_run *g = &w->run;
   fpar_item it;
@@ -269,45 +269,3 @@ static void fpar__run_group(fpar__worker *w, size_t linear) {
   }
   fpar__group_end(w);
 }
-
-void fpar__fpenv_changed(fpar__worker *w, const char *site) {
-  uint64_t now = fpar__ctx_fpu_state(), then = w->run.fpu;
-
-  fpar__group_abort(w, FPAR_EFPENV,
-                    "the floating-point control state changed by %s%s (MXCSR "
-                    "%#x, x87 control word %#x; at the start %#x, %#x): its "
-                    "work-items share it (FIBERPAR_FPENV=shared, the "
-                    "default); kernels that set rounding or flush-to-zero "
-                    "need FIBERPAR_FPENV=item",
-                    site == FPAR__SITE_EXIT ? "the end of the group"
-                                            : "the barrier at ",
-                    site == FPAR__SITE_EXIT ? "" : fpar__site_name(site),
-                    (unsigned)(now & 0xffc0), (unsigned)(now >> 32),
-                    (unsigned)(then & 0xffc0), (unsigned)(then >> 32));
-}
-
-void fpar__runner_main(void *arg) {
-  fpar__worker *w = arg;
-  size_t group;
-
-  fpar__san_switch_in(NULL, &w->thread_stack_lo, &w->thread_stack_size);
-  while (fpar__worker_claim(w, &group)) {
-    if (atomic_load_explicit(&w->launch->failed, memory_order_relaxed))
-      ; /* a group faulted: the rest are skipped */
-    else if (w->launch->spec.model == FPAR__ND_RANGE)
-      fpar__run_group(w, group);
-    else if (w->launch->spec.model == FPAR__PHASE)
-      w->launch->spec.run_group(w, group);
-    else
-      fpar__run_group_function(w, group);
-    /* One check per group: a shared state changed by one group would be
-     * the next group's start. */
-    if (w->run.shared_fpenv &&
-        !fpar__ctx_fpu_same_control(fpar__ctx_fpu_state(), w->run.fpu))
-      fpar__fpenv_changed(w, FPAR__SITE_EXIT);
-    w->groups_done++;
-  }
-  fpar__worker_to_sched(w);
-}
-
-const char fpar__site_exit[] = "(return from the kernel)";

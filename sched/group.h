@@ -1,6 +1,7 @@
-/* group.h - running work-groups on a worker: the runner fiber, the loop
- * that runs barrier-free groups, promotion to fibers at the first barrier,
- * and the rendezvous every barrier and every kernel return goes through. */
+/* group.h - running the work-groups of an nd_range launch on a worker: the
+ * loop that runs barrier-free groups, promotion to fibers at the first
+ * barrier, and the rendezvous every barrier and every kernel return goes
+ * through. */
 #ifndef FPAR_SCHED_GROUP_H
 #define FPAR_SCHED_GROUP_H
 
@@ -18,10 +19,6 @@ static inline size_t fpar__fiber_slot(const fpar__group_run *g, size_t f) {
 /* Seen at a switch: the running fiber's frames reach below its stack (a
  * frame bigger than the guard jumped it without touching it). */
 _Noreturn void fpar__overflow_at_switch(fpar__worker *w);
-
-/* The group's shared floating-point control state differs from its start
- * at the rendezvous of site (a barrier's, or FPAR__SITE_EXIT). */
-_Noreturn void fpar__fpenv_changed(fpar__worker *w, const char *site);
 
 /* The running fiber has arrived at the rendezvous: save its context in
  * *save and resume the next fiber in round-robin order (the last arrival
@@ -79,12 +76,8 @@ void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it);
 /* End the running group: its group-local memory is released. */
 void fpar__group_end(fpar__worker *w);
 
-/* Run one work group of a scoped or hierarchical launch (scoped.c). */
-void fpar__run_group_function(fpar__worker *w, size_t linear);
-
-/* Entry of the runner fiber (arg: the worker): claims and runs groups
- * until the launch has none left, then switches to the scheduler. */
-void fpar__runner_main(void *arg);
+/* Run nd_range group `linear` of the worker's launch. */
+void fpar__run_nd_group(fpar__worker *w, size_t linear);
 
 /* Name the work-items the running fiber (or the barrier-free loop)
  * carries, e.g. "work-item 5", "work-items 32-47 (sub-group 2)" or "the

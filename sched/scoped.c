@@ -15,6 +15,7 @@
 
 #include "sched/error.h"
 #include "sched/group.h"
+#include "sched/scoped.h"
 
 struct fpar_private_memory {
   char *base;

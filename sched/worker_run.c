@@ -10,6 +10,7 @@
 #include "sched/copystack.h"
 #include "sched/fault.h"
 #include "sched/group.h"
+#include "sched/runner.h"
 #include "sched/sanitizer.h"
 #include "sched/worker_run.h"
 

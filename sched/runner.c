@@ -1,0 +1,35 @@
+/* runner.c - a worker's runner fiber: it takes the groups of the running
+ * launch one after another and runs each as its model says (nd_range
+ * work-items, phase loops, or a scoped or hierarchical group function),
+ * checking after each group that the floating-point state the group's
+ * work-items shared is as it was. */
+#include "sched/runner.h"
+#include "sched/abort.h"
+#include "sched/context.h"
+#include "sched/group.h"
+#include "sched/sanitizer.h"
+#include "sched/scoped.h"
+
+void fpar__runner_main(void *arg) {
+  fpar__worker *w = arg;
+  size_t group;
+
+  fpar__san_switch_in(NULL, &w->thread_stack_lo, &w->thread_stack_size);
+  while (fpar__worker_claim(w, &group)) {
+    if (atomic_load_explicit(&w->launch->failed, memory_order_relaxed))
+      ; /* a group faulted: the rest are skipped */
+    else if (w->launch->spec.model == FPAR__ND_RANGE)
+      fpar__run_nd_group(w, group);
+    else if (w->launch->spec.model == FPAR__PHASE)
+      w->launch->spec.run_group(w, group);
+    else
+      fpar__run_group_function(w, group);
+    /* One check per group: a shared state changed by one group would be
+     * the next group's start. */
+    if (w->run.shared_fpenv &&
+        !fpar__ctx_fpu_same_control(fpar__ctx_fpu_state(), w->run.fpu))
+      fpar__fpenv_changed(w, FPAR__SITE_EXIT);
+    w->groups_done++;
+  }
+  fpar__worker_to_sched(w);
+}
