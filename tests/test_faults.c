@@ -253,19 +253,6 @@ END_TEST
 
 /* ---- Stack overflow ------------------------------------------------------ */
 
-/* Recursion whose frames all stay live: each frame hands its 1 KiB array
- * to the next, so the compiler can neither drop nor reuse them. */
-static __attribute__((noinline)) size_t
-recurse_deep(volatile unsigned char *parent, size_t depth) {
-  volatile unsigned char frame[1024];
-
-  frame[0] = (unsigned char)(parent[0] + 1);
-  frame[sizeof frame - 1] = (unsigned char)depth;
-  if (depth == 0)
-    return frame[0];
-  return recurse_deep(frame, depth - 1) + frame[sizeof frame - 1];
-}
-
 /* Work-item 0 overflows before any barrier, on the stack the group starts
  * on. */
 static void item0_overflows_kernel(fpar_item *it, void *p) {
@@ -273,7 +260,7 @@ static void item0_overflows_kernel(fpar_item *it, void *p) {
   volatile unsigned char seed = 1;
 
   if (fpar_local_linear_id(it) == 0)
-    a->out[0] = recurse_deep(&seed, a->depth);
+    a->out[0] = fpar_test_recurse_deep(&seed, a->depth);
 }
 
 /* Work-item 3 overflows in a kernel without barriers. */
@@ -282,7 +269,7 @@ static void item3_overflows_kernel(fpar_item *it, void *p) {
   volatile unsigned char seed = 1;
 
   if (fpar_local_linear_id(it) == 3)
-    a->out[3] = recurse_deep(&seed, a->depth);
+    a->out[3] = fpar_test_recurse_deep(&seed, a->depth);
 }
 
 /* Work-item 5 overflows its own fiber stack, after a barrier. */
@@ -292,7 +279,7 @@ static void item5_overflows_after_barrier_kernel(fpar_item *it, void *p) {
 
   fpar_barrier(it);
   if (fpar_local_linear_id(it) == 5)
-    a->out[5] = recurse_deep(&seed, a->depth);
+    a->out[5] = fpar_test_recurse_deep(&seed, a->depth);
 }
 
 /* A launch whose kernel overflows its stack fails with

@@ -124,24 +124,12 @@ static void touch_page_kernel(fpar_item *it, void *args) {
     *(volatile int *)args = 42;
 }
 
-/* Deep recursion with live frames (see test_faults.c). */
-static __attribute__((noinline)) size_t
-recurse_deep(volatile unsigned char *parent, size_t depth) {
-  volatile unsigned char frame[1024];
-
-  frame[0] = (unsigned char)(parent[0] + 1);
-  frame[sizeof frame - 1] = (unsigned char)depth;
-  if (depth == 0)
-    return frame[0];
-  return recurse_deep(frame, depth - 1) + frame[sizeof frame - 1];
-}
-
 static void overflow_kernel(fpar_item *it, void *args) {
   volatile unsigned char seed = 1;
 
   fpar_barrier(it);
   if (fpar_local_linear_id(it) == 1)
-    *(size_t *)args = recurse_deep(&seed, 1u << 20);
+    *(size_t *)args = fpar_test_recurse_deep(&seed, 1u << 20);
 }
 
 /* 0 when a launch of overflow_kernel on e fails with FPAR_ESTACKOVERFLOW. */

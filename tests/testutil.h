@@ -123,6 +123,20 @@ static inline void fpar_test_wait_fault(fpar_event *ev, int code,
   fpar_event_release(ev);
 }
 
+/* Recursion whose frames all stay live, to overflow a fiber stack: each
+ * frame hands its 1 KiB array to the next, so the compiler can neither
+ * drop nor reuse them. */
+static inline __attribute__((noinline)) size_t
+fpar_test_recurse_deep(volatile unsigned char *parent, size_t depth) {
+  volatile unsigned char frame[1024];
+
+  frame[0] = (unsigned char)(parent[0] + 1);
+  frame[sizeof frame - 1] = (unsigned char)depth;
+  if (depth == 0)
+    return frame[0];
+  return fpar_test_recurse_deep(frame, depth - 1) + frame[sizeof frame - 1];
+}
+
 /* 3-D ids and ranges, dimension 0 fastest. */
 static inline size_t fpar_test_volume(const size_t r[3]) {
   return r[0] * r[1] * r[2];
