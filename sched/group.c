@@ -109,7 +109,8 @@ static void fpar__item_exit(fpar__worker *w) {
 
 /* Entry of the fibers of work-items 1..size-1: one work-item per group
  * the fiber is resumed in.  Fibers first run in local-id order, so each
- * takes the next id from the group. */
+ * takes the next id from the group; the rest of its item is work-item
+ * 0's, which waits at the group's first barrier. */
 static void fpar__fiber_main(void *arg) {
   fpar__worker *w = arg;
   fpar__group_run *g = &w->run;
@@ -118,7 +119,8 @@ static void fpar__fiber_main(void *arg) {
   fpar__san_switch_in(NULL, NULL, NULL);
   for (;;) {
     const fpar__launch *l = w->launch;
-    fpar__item_begin(&it, w);
+    it = *g->loop_item;
+    it.local_calls = 0;
     fpar__item_set_local(&it, g->start_id, l->spec.geo.local_range);
     it.lanes = fpar__lanes_at(l, g->start_id[0]);
     fpar__next_local_id(g->start_id, l->spec.geo.local_range, l->spec.lanes);

@@ -43,7 +43,8 @@ typedef struct fpar__group_run {
   size_t start_id[3]; /* local id of the next fiber to start */
   size_t group_id[3];
   void *local_buffers[FPAR_MAX_LOCAL_BUFFERS];
-  const fpar_item *loop_item; /* the item a barrier-free group runs */
+  const fpar_item *loop_item; /* work-item 0: the item a barrier-free group
+                                 runs, and its fibers' template */
   fpar__local_obj *objects;
   unsigned num_objects, cap_objects;
   size_t arena_mark; /* arena level at group start */
