@@ -70,7 +70,8 @@ static _Noreturn void fpar__barrier_mismatch(fpar__worker *w, size_t i,
 }
 
 /* Everything but the steady state: promotion, groups of one, another
- * pointer for the same site, faults and misuse. */
+ * pointer for the same site, the last arrival, copied fibers, faults and
+ * misuse. */
 static __attribute__((noinline, cold)) int
 fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
   fpar__group_run *g = &w->run;
@@ -81,9 +82,9 @@ fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
                       "fpar_barrier at %s called in a scoped or hierarchical "
                       "group function; use fpar_group_barrier",
                       fpar__site_name(site));
-  if (!g->fibers) {
+  if (g->fibers == FPAR__LOOP) {
     fpar__barrier_in_loop(w, fpar_local_linear_id(it), site);
-    if (!g->fibers)
+    if (g->fibers == FPAR__LOOP)
       return 0;
   }
   if (g->cur != 0 && !fpar__same_site(g->site, site))
@@ -107,8 +108,8 @@ fpar__barrier_outside(const char *site) {
 }
 
 /* The steady state is kept free of calls other than the final switch, so
- * that it saves no registers of its own; the last arrival of a rendezvous,
- * one in a group, takes the slow path. */
+ * that it saves no registers of its own; the last arrival of a rendezvous
+ * (one in a group) and fibers that share a stack take the slow path. */
 int fpar_barrier_at(fpar_item *it, const char *site) {
   fpar__worker *w = fpar__self;
   fpar__group_run *g;
@@ -118,12 +119,13 @@ int fpar_barrier_at(fpar_item *it, const char *site) {
     return fpar__barrier_outside(site);
   g = &w->run;
   cur = g->cur;
-  if (__builtin_expect(
-          !g->fibers || (cur != 0 && g->site != site) || cur + 1 == g->size, 0))
+  if (__builtin_expect(g->fibers != FPAR__FIBERS_OWN ||
+                           (cur != 0 && g->site != site) || cur + 1 == g->size,
+                       0))
     return fpar__barrier_slow(w, it, site);
   if (cur == 0)
     g->site = site;
-  fpar__group_pass_on(w, &g->ctx[cur]);
+  fpar__group_pass_on_own(w, &g->ctx[cur]);
   return 0;
 }
 

@@ -87,7 +87,7 @@ fpar__exit_mismatch(fpar__worker *w, size_t i) {
  * are copies, and not with a per-item FP state, which a parked fiber
  * would carry into its next work-item. */
 static int fpar__group_parks(const fpar__group_run *g) {
-  return !g->copy_stack && g->shared_fpenv;
+  return g->fibers == FPAR__FIBERS_OWN && g->shared_fpenv;
 }
 
 /* A work-item's kernel has returned: arrive at the rendezvous as "exit".
@@ -101,7 +101,7 @@ static void fpar__item_exit(fpar__worker *w) {
     g->site = FPAR__SITE_EXIT;
   else if (g->site != FPAR__SITE_EXIT)
     fpar__exit_mismatch(w, fpar__fiber_first_item(w->launch, i));
-  if (i != 0 && g->copy_stack)
+  if (i != 0 && g->fibers == FPAR__FIBERS_COPIED)
     fpar__copystack_vacate(&w->copy);
   fpar__group_pass_on(w, i == 0 || fpar__group_parks(g) ? &g->ctx[i]
                                                         : &w->dead_ctx);
@@ -167,14 +167,14 @@ void fpar__group_promote(fpar__worker *w) {
   uint64_t fpu = g->fpu;
   size_t i;
 
+  int copied;
+
   if (fpar__worker_reserve_fibers(w, g->size) != 0)
     fpar__group_abort(w, FPAR_ENOMEM,
-                      "no memory for the contexts of %zu "
-                      "fibers",
-                      g->size);
+                      "no memory for the contexts of %zu fibers", g->size);
   g->ctx[0] = w->runner_ctx;
-  g->copy_stack = fpar__stack_pool_reserve(&w->stacks, g->size) != 0;
-  if (g->copy_stack) {
+  copied = fpar__stack_pool_reserve(&w->stacks, g->size) != 0;
+  if (copied) {
     g->parked = 0; /* the shared and copier slots are theirs */
     if (fpar__stack_pool_reserve(&w->stacks, FPAR__STACK_SLOTS_MIN) != 0)
       fpar__group_abort(w, FPAR_ENOMEM,
@@ -196,7 +196,7 @@ void fpar__group_promote(fpar__worker *w) {
   g->start_id[0] = g->start_id[1] = g->start_id[2] = 0;
   fpar__next_local_id(g->start_id, l->spec.geo.local_range, l->spec.lanes);
   g->cur = 0;
-  g->fibers = 1;
+  g->fibers = copied ? FPAR__FIBERS_COPIED : FPAR__FIBERS_OWN;
 }
 
 /* Work-items 1.. of a group whose work-item 0 returned without reaching a
@@ -242,7 +242,7 @@ void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
 
   fpar__group_id(l, linear, g->group_id);
   g->size = l->spec.group_fibers;
-  g->fibers = 0;
+  g->fibers = FPAR__LOOP;
   g->num_objects = 0;
   fpar__item_begin(it, w);
   g->loop_item = it;

@@ -10,54 +10,76 @@
 #include "sched/sanitizer.h"
 #include "sched/worker.h"
 
-/* The slot fiber f runs on: its own, or in copy mode the runner's for
- * fiber 0 and the shared one for the others. */
+/* The slot fiber f runs on: its own, or with copied fibers the runner's
+ * for fiber 0 and the shared one for the others. */
 static inline size_t fpar__fiber_slot(const fpar__group_run *g, size_t f) {
-  return g->copy_stack && f != 0 ? FPAR__COPY_SHARED_SLOT : f;
+  return g->fibers == FPAR__FIBERS_COPIED && f != 0 ? FPAR__COPY_SHARED_SLOT
+                                                    : f;
 }
 
 /* Seen at a switch: the running fiber's frames reach below its stack (a
  * frame bigger than the guard jumped it without touching it). */
 _Noreturn void fpar__overflow_at_switch(fpar__worker *w);
 
-/* The running fiber has arrived at the rendezvous: save its context in
- * *save and resume the next fiber in round-robin order (the last arrival
- * resumes fiber 0, which opens the next phase); in copy mode the copier
- * runs in between to put the next fiber on the shared stack.  While the
- * next fiber runs, the saved frame of the one after it is fetched into the
- * cache: with a thousand fibers the frames no longer fit in L1.  (Past the
- * end of the group, or for a fiber not yet started, the prefetch reads a
- * spare slot or address 0: harmless.) */
-static inline void fpar__group_pass_on(fpar__worker *w, void **save) {
+/* Leave the running fiber (on slot cur_slot) for the context load on slot
+ * load_slot, saving the running one in *save: the part of every switch
+ * between fibers.  While the next fiber runs, the saved frame of the one
+ * after it is fetched into the cache: with a thousand fibers the frames no
+ * longer fit in L1.  (Past the end of the group, or for a fiber not yet
+ * started, the prefetch reads a spare slot or address 0: harmless.) */
+static inline void fpar__group_switch(fpar__worker *w, void **save,
+                                      size_t cur_slot, void *load,
+                                      size_t load_slot, void *tsan) {
   fpar__group_run *g = &w->run;
-  size_t cur = g->cur, next = cur + 1 == g->size ? 0 : cur + 1;
-  size_t slot = next;
-  const char *frame;
-  void *load = g->ctx[next], *fake;
+  const char *frame = g->ctx[g->cur + 1];
+  void *fake;
 
   if (__builtin_expect((char *)__builtin_frame_address(0) <
-                           fpar__stack_lo(&w->stacks, fpar__fiber_slot(g, cur)),
+                           fpar__stack_lo(&w->stacks, cur_slot),
                        0))
     fpar__overflow_at_switch(w);
-  void *tsan = fpar__worker_tsan_fiber(w, next);
-
-  if (__builtin_expect(g->copy_stack, 0) && next != 0) {
-    load = w->copy.copier_ctx;
-    slot = FPAR__COPY_COPIER_SLOT;
-    tsan = w->tsan_copier;
-  }
-  g->cur = next;
-  frame = g->ctx[cur + 2];
   __builtin_prefetch(frame);
   __builtin_prefetch(frame + 64);
   fpar__san_switch_out(save == &w->dead_ctx ? NULL : &fake,
-                       fpar__stack_lo(&w->stacks, slot), w->stacks.span);
+                       fpar__stack_lo(&w->stacks, load_slot), w->stacks.span);
   fpar__tsan_fiber_switch(tsan);
   if (g->shared_fpenv)
     fpar__ctx_switch_shared_fpenv(save, load);
   else
     fpar__ctx_switch(save, load);
   fpar__san_switch_in(fake, NULL, NULL);
+}
+
+/* The running fiber has arrived at the rendezvous: save its context in
+ * *save and resume the next fiber in round-robin order (the last arrival
+ * resumes fiber 0, which opens the next phase).  For fibers on stacks of
+ * their own: the barrier's steady state. */
+static inline void fpar__group_pass_on_own(fpar__worker *w, void **save) {
+  fpar__group_run *g = &w->run;
+  size_t cur = g->cur, next = cur + 1 == g->size ? 0 : cur + 1;
+
+  g->cur = next;
+  fpar__group_switch(w, save, cur, g->ctx[next], next,
+                     fpar__worker_tsan_fiber(w, next));
+}
+
+/* The same for any group: with copied fibers the copier runs in between
+ * to put the next fiber on the shared stack. */
+static inline void fpar__group_pass_on(fpar__worker *w, void **save) {
+  fpar__group_run *g = &w->run;
+  size_t cur = g->cur, next = cur + 1 == g->size ? 0 : cur + 1;
+
+  if (g->fibers != FPAR__FIBERS_COPIED) {
+    fpar__group_pass_on_own(w, save);
+    return;
+  }
+  g->cur = next;
+  if (next == 0)
+    fpar__group_switch(w, save, fpar__fiber_slot(g, cur), g->ctx[0], 0,
+                       fpar__worker_tsan_fiber(w, 0));
+  else
+    fpar__group_switch(w, save, fpar__fiber_slot(g, cur), w->copy.copier_ctx,
+                       FPAR__COPY_COPIER_SLOT, w->tsan_copier);
 }
 
 /* Local linear id of the first work-item of fiber f (fibers of a lane

@@ -25,6 +25,13 @@ typedef struct fpar__local_obj {
   size_t owner; /* local linear id of the work-item that allocated it */
 } fpar__local_obj;
 
+/* How the running group runs: a loop over its work-items (until work-item
+ * 0 reaches a barrier), fibers on stacks of their own, or fibers 1.. that
+ * take turns on one shared stack (copystack.h). */
+#define FPAR__LOOP 0
+#define FPAR__FIBERS_OWN 1
+#define FPAR__FIBERS_COPIED 2
+
 /* The group a worker is running.  The first members are the barrier's hot
  * state and share one cache line.  Fiber f carries work-item f, or the
  * f-th sub-group of a lane kernel (fpar__fiber_first_item()).  Fibers
@@ -35,9 +42,8 @@ typedef struct fpar__group_run {
   size_t size;        /* fibers of the group */
   const char *site;   /* what the rendezvous' first arrival did */
   void **ctx;         /* ctx[f]: saved context of fiber f; 2 spare slots */
-  int fibers;         /* 1 once promoted from a loop to fibers */
+  int fibers;         /* FPAR__LOOP, FPAR__FIBERS_OWN or _COPIED */
   int shared_fpenv;   /* fibers switch without the FPU control words */
-  int copy_stack;     /* fibers 1.. share one stack (copystack.h) */
   uint64_t fpu;       /* floating-point control state kernels start with */
   size_t parked;      /* fibers 1..parked wait to start a work-item */
   size_t start_id[3]; /* local id of the next fiber to start */

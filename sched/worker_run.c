@@ -142,7 +142,7 @@ void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
      * their stacks go back to serving the next group. */
     fpar__worker_report_fault(w);
     fpar__arena_release(&w->arena, w->run.arena_mark);
-    w->run.fibers = 0;
+    w->run.fibers = FPAR__LOOP;
     w->run.parked = 0;   /* the group's fibers stopped mid-kernel */
     w->innermost = NULL; /* the abandoned groups' frames are gone */
     w->inside = NULL;
