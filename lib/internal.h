@@ -35,7 +35,7 @@ int fpar__runtime_usable(const fpar_runtime *rt, const char *fn);
  * waiting for `what` (e.g. "launch 'x'") was refused. */
 int fpar__wait_refused(int err, const char *fn, const char *what);
 
-/* Called on the completing worker (see lib/uv.c). */
+/* Called on the completing worker (see lib/event_uv.c). */
 void fpar__uv_launch_complete(fpar__launch *l);
 
 #endif

@@ -1,4 +1,4 @@
-/* uv.c - completion of a launch wakes a libuv loop (<fiberpar/uv.h>). */
+/* event_uv.c - completion of a launch wakes a libuv loop (<fiberpar/uv.h>). */
 #include "fiberpar/uv.h"
 #include "lib/internal.h"
 #include "sched/error.h"
