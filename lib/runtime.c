@@ -7,6 +7,7 @@
 #include "lib/internal.h"
 #include "lib/sized.h"
 #include "sched/error.h"
+#include "sched/stack.h"
 #include "simd/cpu.h"
 
 #define FPAR__KIB ((size_t)1024)
@@ -22,8 +23,6 @@
 #define FPAR__GROUP_MAX ((size_t)1 << 20)
 #define FPAR__SPIN_MAX 1000000u
 #define FPAR__SUBGROUP_MAX 1024u
-/* The runner, a shared stack and its copier. */
-#define FPAR__STACKS_MIN ((size_t)3)
 #define FPAR__STACKS_MAX ((size_t)1 << 20)
 
 /* Options with defaults filled in and environment variables applied. */
@@ -57,7 +56,7 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
       cfg->local_mem_size > FPAR__LOCAL_MAX ||
       cfg->max_group_size > FPAR__GROUP_MAX || cfg->spin_us > FPAR__SPIN_MAX ||
       cfg->subgroup_size > FPAR__SUBGROUP_MAX ||
-      (cfg->max_stacks != 0 && (cfg->max_stacks < FPAR__STACKS_MIN ||
+      (cfg->max_stacks != 0 && (cfg->max_stacks < FPAR__STACK_SLOTS_MIN ||
                                 cfg->max_stacks > FPAR__STACKS_MAX)))
     return fpar__set_error(
         FPAR_EINVAL,
@@ -67,7 +66,7 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
         "display 0-3",
         FPAR__MAX_THREADS, FPAR__STACK_MIN, FPAR__STACK_MAX, FPAR__LOCAL_MIN,
         FPAR__LOCAL_MAX, FPAR__GROUP_MAX, FPAR__SPIN_MAX, FPAR__SUBGROUP_MAX,
-        FPAR__STACKS_MIN, FPAR__STACKS_MAX);
+        FPAR__STACK_SLOTS_MIN, FPAR__STACKS_MAX);
   if (cfg->places != NULL && cfg->pin == FPAR_PIN_DEFAULT)
     cfg->pin = FPAR_PIN_LIST;
   if (cfg->pin == FPAR_PIN_LIST && cfg->places == NULL)
@@ -90,7 +89,7 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
       (err = fpar__env_unsigned("FIBERPAR_SPIN_US", 0, FPAR__SPIN_MAX,
                                 &cfg->spin_us)) ||
       (err = fpar__env_fpenv("FIBERPAR_FPENV", &cfg->fpenv)) ||
-      (err = fpar__env_size("FIBERPAR_MAX_STACKS", FPAR__STACKS_MIN,
+      (err = fpar__env_size("FIBERPAR_MAX_STACKS", FPAR__STACK_SLOTS_MIN,
                             FPAR__STACKS_MAX, &cfg->max_stacks)) ||
       (err = fpar__env_stack_guard("FIBERPAR_STACK_GUARD",
                                    &cfg->stack_guard_prot)))

@@ -46,9 +46,11 @@ const char *fpar__site_name(const char *site) {
 
 const char fpar__site_exit[] = "(return from the kernel)";
 
-void fpar__fpenv_changed(fpar__worker *w, const char *site) {
+void fpar__fpenv_check(fpar__worker *w, const char *site) {
   uint64_t now = fpar__ctx_fpu_state(), then = w->run.fpu;
 
+  if (!w->run.shared_fpenv || fpar__ctx_fpu_same_control(now, then))
+    return;
   fpar__group_abort(w, FPAR_EFPENV,
                     "the floating-point control state changed by %s%s (MXCSR "
                     "%#x, x87 control word %#x; at the start %#x, %#x): its "

@@ -32,8 +32,9 @@ void fpar__describe_items(char *buf, size_t len, size_t first, size_t last,
 /* Name a barrier site for a message. */
 const char *fpar__site_name(const char *site);
 
-/* The group's shared floating-point control state differs from its start
- * at the rendezvous of site (a barrier's, or FPAR__SITE_EXIT). */
-_Noreturn void fpar__fpenv_changed(fpar__worker *w, const char *site);
+/* At the rendezvous of site (a barrier's, or FPAR__SITE_EXIT): end the
+ * group if the floating-point control state its work-items share differs
+ * from the one they started with. */
+void fpar__fpenv_check(fpar__worker *w, const char *site);
 
 #endif

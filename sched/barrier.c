@@ -92,9 +92,8 @@ fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
   g->site = site;
   /* The last arrival checks the state the group's fibers share (the end
    * of the group is checked by the runner). */
-  if (g->cur + 1 == g->size && g->shared_fpenv &&
-      !fpar__ctx_fpu_same_control(fpar__ctx_fpu_state(), g->fpu))
-    fpar__fpenv_changed(w, site);
+  if (g->cur + 1 == g->size)
+    fpar__fpenv_check(w, site);
   fpar__group_pass_on(w, &g->ctx[g->cur]);
   return 0;
 }

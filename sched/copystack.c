@@ -90,8 +90,6 @@ int fpar__copystack_begin(fpar__worker *w, void (*entry)(void *arg),
   c->owner = FPAR__COPY_NO_OWNER;
   c->entry = entry;
   c->fpu = fpu;
-  fpar__san_clean_stack(fpar__stack_lo(&w->stacks, FPAR__COPY_SHARED_SLOT),
-                        w->stacks.span);
   fpar__san_clean_stack(lo, w->stacks.span);
   c->copier_ctx =
       fpar__ctx_make(lo, fpar__stack_hi(&w->stacks, FPAR__COPY_COPIER_SLOT),

@@ -155,10 +155,6 @@ void fpar__describe_running(const fpar__worker *w, char *buf, size_t len) {
     snprintf(buf, len, "work-item %zu", first);
 }
 
-void fpar__overflow_at_switch(fpar__worker *w) {
-  fpar__stack_overflow(w, NULL);
-}
-
 /* Each fiber gets a slot of its own when the worker may hold that many;
  * otherwise fibers 1.. share one (copy mode). */
 void fpar__group_promote(fpar__worker *w) {
@@ -166,7 +162,6 @@ void fpar__group_promote(fpar__worker *w) {
   const fpar__launch *l = w->launch;
   uint64_t fpu = g->fpu;
   size_t i;
-
   int copied;
 
   if (fpar__worker_reserve_fibers(w, g->size) != 0)

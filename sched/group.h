@@ -17,10 +17,6 @@ static inline size_t fpar__fiber_slot(const fpar__group_run *g, size_t f) {
                                                     : f;
 }
 
-/* Seen at a switch: the running fiber's frames reach below its stack (a
- * frame bigger than the guard jumped it without touching it). */
-_Noreturn void fpar__overflow_at_switch(fpar__worker *w);
-
 /* Leave the running fiber (on slot cur_slot) for the context load on slot
  * load_slot, saving the running one in *save: the part of every switch
  * between fibers.  While the next fiber runs, the saved frame of the one
@@ -37,7 +33,7 @@ static inline void fpar__group_switch(fpar__worker *w, void **save,
   if (__builtin_expect((char *)__builtin_frame_address(0) <
                            fpar__stack_lo(&w->stacks, cur_slot),
                        0))
-    fpar__overflow_at_switch(w);
+    fpar__stack_overflow(w, NULL); /* a frame jumped the guard */
   __builtin_prefetch(frame);
   __builtin_prefetch(frame + 64);
   fpar__san_switch_out(save == &w->dead_ctx ? NULL : &fake,

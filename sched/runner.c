@@ -5,7 +5,6 @@
  * work-items shared is as it was. */
 #include "sched/runner.h"
 #include "sched/abort.h"
-#include "sched/context.h"
 #include "sched/group.h"
 #include "sched/sanitizer.h"
 #include "sched/scoped.h"
@@ -26,9 +25,7 @@ void fpar__runner_main(void *arg) {
       fpar__run_group_function(w, group);
     /* One check per group: a shared state changed by one group would be
      * the next group's start. */
-    if (w->run.shared_fpenv &&
-        !fpar__ctx_fpu_same_control(fpar__ctx_fpu_state(), w->run.fpu))
-      fpar__fpenv_changed(w, FPAR__SITE_EXIT);
+    fpar__fpenv_check(w, FPAR__SITE_EXIT);
     w->groups_done++;
   }
   fpar__worker_to_sched(w);

@@ -32,7 +32,7 @@ struct fpar__topo;
 
 /* Fewest slots a worker needs: the runner, and in copy mode the shared
  * stack and the copier. */
-#define FPAR__STACK_SLOTS_MIN 3
+#define FPAR__STACK_SLOTS_MIN ((size_t)3)
 
 typedef struct fpar__stack_slab {
   char *base;   /* the guard of its first slot */
