@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench.c - libfiberpar against plain C / OpenMP on the same data, side by
  * side in one run.  Every figure is repeated; min and median are printed.
  *

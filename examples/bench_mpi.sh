@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench_mpi.sh - weak scaling of the distributed heat example (make
 # bench-mpi): 1 and 2 ranks with one bound core each and the same cells per
 # rank, the libfiberpar sweep (heat_mpi, one worker per rank) against the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_util.h - timing and statistics for the benchmark: every figure is
  * repeated, and min and median are printed, so noisy machines still give
  * honest numbers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* example.h - what every bundled example does around its kernel: open a
  * runtime and a queue, wait for a launch (exiting with the kernel's message
  * if it failed), close them again. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* group_local.c - the sycl_ext_oneapi_local_memory example
  * (../shared/seeds/000): an nd_range of 128 work-items in groups of 32; an
  * int[64] object in group-local memory, the same for every work-item of a

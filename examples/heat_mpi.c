@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heat_mpi.c - a 2-D heat equation (Jacobi iteration) over MPI ranks, each
  * rank sweeping its part of the grid with a libfiberpar kernel, and the
  * halo exchange hidden behind the sweep.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heat_mpi_grid.c - decomposition, halo exchange and serial check of the
  * distributed heat example (see heat_mpi_grid.h). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heat_mpi_grid.h - the parts of the distributed heat example that do not
  * depend on how a rank runs its sweep: the slab decomposition, the halo
  * exchange, the plain C row update, and the check against a serial run.

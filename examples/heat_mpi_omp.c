@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* heat_mpi_omp.c - the heat example's reference: the same decomposition,
  * halo exchange and overlap as heat_mpi.c, with the sweep as an OpenMP
  * loop (MPI + OpenMP), for `make bench-mpi`.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lane_kernels.c - the bundled kernels in lane form (see lane_kernels.h).
  * W = FPAR_SIMD_WIDTH lanes per call: build with -march=native. */
 #include "lane_kernels.h"

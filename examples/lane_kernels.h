@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lane_kernels.h - the bundled kernels in lane form (<fiberpar/simd.h>):
  * each work-item call is a sub-group of FPAR_SIMD_WIDTH lanes.  Used by
  * examples/lanes.c (checked against plain C) and the benchmark (against

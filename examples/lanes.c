@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lanes.c - the bundled lane-form kernels (lane_kernels.c) checked against
  * plain C: reductions (nd_range with a barrier, scoped), NBody, tiled
  * SGEMM, Jacobi stencil, and the barrier loop with groups that W does not

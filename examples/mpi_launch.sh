@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mpi_launch.sh - sourced by the MPI test and benchmark.
 #
 #   mpi_launch NP BIND PROGRAM [ARGS...]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nbody.c - Aparapi's tiled NBody (../shared/seeds/001) as an nd_range
  * kernel: a launch-time local buffer of 4 floats per work-item (Aparapi's
  * LocalFloatBuffer(4)), a work-group size the runtime chooses

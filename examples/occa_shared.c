@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* occa_shared.c - OCCA's shared and exclusive memory (../shared/seeds/003)
  * in scoped parallelism: an OCCA outer loop is a work group, an inner loop
  * is distribute_items_and_wait, `shared` is a local-memory request and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* phase_kernels.h - the work-group tree reduction of reduce.c (groups of
  * RED_WG floats, 8 barriers) in its two forms, shared by
  * examples/phase_reduce.c (checked against a serial sum) and the

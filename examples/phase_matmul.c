@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* phase_matmul.c - C = A B for 512 x 512 floats as a phase kernel with
  * 16 x 16 tiles of A and B in the group's local struct (two barriers per
  * tile step), a 2-D launch run as loops and on fibers, checked against a

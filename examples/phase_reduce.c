@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* phase_reduce.c - the work-group tree reduction of reduce.c (2^22 floats,
  * groups of 256, 8 barriers) written twice (phase_kernels.h): as an
  * ordinary kernel whose work-items are fibers that meet at fpar_barrier(),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* private_memory.c - the sycl::private_memory example of SYCL 1.2.1
  * hierarchical parallelism (../shared/seeds/004): 8 work groups of 2x2x2
  * work-items; each work-item stores the sum of its local ids in its own

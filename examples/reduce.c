@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reduce.c - sum 2^22 floats with a work-group tree reduction in
  * group-local memory (groups of 256, 8 barriers each), checked against a
  * serial sum in double precision.  The kernel is the README's example.

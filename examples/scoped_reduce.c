@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scoped_reduce.c - the scoped-parallelism example of AdaptiveCpp
  * (../shared/seeds/002): 1024 ints, work groups of 128 logical items, a
  * local int[128] scratch and a private int from memory_environment, a tree

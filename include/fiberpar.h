@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fiberpar.h - GPU-style kernels on CPUs: the one public header.
  *
  * libfiberpar runs OpenCL/SYCL-style nd_range kernels (work-groups,

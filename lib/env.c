@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* env.c - FIBERPAR_* environment variables (see env.h). */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* env.h - reading FIBERPAR_* environment variables. */
 #ifndef FPAR_LIB_ENV_H
 #define FPAR_LIB_ENV_H

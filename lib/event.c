@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* event.c - events: the user's handle on a launch.  An event holds a
  * reference on its launch and on the scheduler that runs it, so it stays
  * usable after its queue and runtime are destroyed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* event_uv.c - completion of a launch wakes a libuv loop (<fiberpar/uv.h>). */
 #include "fiberpar/uv.h"
 #include "lib/internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* internal.h - the API layer's objects: runtime and queue. */
 #ifndef FPAR_LIB_INTERNAL_H
 #define FPAR_LIB_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* launch.c - nd_range launches: checking a description and submitting it. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* placement.c - where a runtime's workers run: its CPU set, each worker's
  * CPUs and NUMA node, oversubscription (the public queries over
  * sched/topo.h). */

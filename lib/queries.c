@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* queries.c - the id and range queries of <fiberpar.h> and
  * <fiberpar/scoped.h> as exported functions, for callers that cannot
  * inline them (other languages, pointers to them): the headers' own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* queue.c - in-order queues: submission, bookkeeping, waiting. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* range.c - range checks and the runtime's choice of work-group size. */
 #include "lib/range.h"
 #include "sched/error.h"

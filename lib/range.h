@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* range.h - checking launch ranges and choosing work-group sizes. */
 #ifndef FPAR_LIB_RANGE_H
 #define FPAR_LIB_RANGE_H

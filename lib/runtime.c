@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runtime.c - runtime options, environment overrides, create/destroy. */
 #include <stdlib.h>
 #include <string.h>

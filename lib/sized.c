@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sized.c - copying public structs that can grow (see sized.h). */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sized.h - public structs that can grow: their first member is the size
  * the caller's header gave them (set by their _init function), so a
  * program built against an older header keeps working with a newer

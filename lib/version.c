@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* version.c - the version of the library in use. */
 #include "fiberpar.h"
 

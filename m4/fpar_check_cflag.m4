@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # FPAR_CHECK_CFLAG(VARIABLE, FLAG)
 # --------------------------------
 # AC_SUBST VARIABLE to FLAG when the C compiler accepts FLAG, else to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # FPAR_SELECT_CONTEXT
 # -------------------
 # Pick the context-switch implementation: the hand-written routine for the

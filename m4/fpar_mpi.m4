@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # FPAR_CHECK_MPI
 # --------------
 # Find MPI for the MPI example (examples/heat_mpi) and its mpirun test,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # FPAR_REQUIRE_PKG(VARIABLE-PREFIX, MODULES, DEBIAN-PACKAGE)
 # ----------------------------------------------------------
 # PKG_CHECK_MODULES that stops configure with a message naming the Debian

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # FPAR_VMATH(ISA, FLAGS)
 # ----------------------
 # Build the vector-math library for ISA (with FLAGS) when the host is

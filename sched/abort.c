@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* abort.c - ending the running group with a fault (see abort.h). */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* abort.h - ending the running group for good: a fault is recorded and
  * the worker's scheduler context takes over, leaving the group's fibers
  * where they stand (their stacks serve the next group).  Every file that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arena.c - mapping a worker's local-memory arena (see arena.h). */
 #include <sys/mman.h>
 

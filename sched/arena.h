@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arena.h - a worker's local memory: a bump allocator over one NUMA-local
  * mapping (page-aligned, so offsets and addresses align alike).  A group
  * allocates on top of the launch's mark and the whole group's memory is

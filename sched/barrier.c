@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* barrier.c - fpar_barrier: the round-robin work-group barrier.
  *
  * All work-items of a group run on one thread, so a barrier needs no atomic

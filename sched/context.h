@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* context.h - the tiny internal interface to user-level context switching.
  *
  * A context is one pointer-sized handle.  Which implementation backs it is

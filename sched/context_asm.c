@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* context_asm.c - C side of the hand-written switch: building the first
  * frame of a fresh context (see context_x86_64_sysv.S for its layout),
  * and where a suspended or interrupted context's stack ends. */

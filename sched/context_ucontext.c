@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* context_ucontext.c - portable context switch on getcontext/makecontext/
  * swapcontext, for machines without a hand-written switch (and selectable
  * with ./configure --with-context=ucontext).  swapcontext makes a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* context_x86_64_sysv.S - user-level context switch for the x86-64 System V
  * ABI.
  *

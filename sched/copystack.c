@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* copystack.c - fibers taking turns on one shared stack (see
  * copystack.h). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* copystack.h - running a group's fibers on one shared stack.
  *
  * A worker holds a bounded number of stack slots (stack.h).  A group with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* error.c - error codes, their names and texts, and the per-thread detail
  * of the last failure.  Everything comes from FPAR_ERRNO_MAP. */
 #include <stdarg.h>

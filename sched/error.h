@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* error.h - recording the detail of a failed call for fpar_last_error().
  *
  * The base of the library: the API layer (lib/), the engine (sched/) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fault.c - stack-overflow detection on fiber guard pages (see fault.h). */
 #include <signal.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fault.h - turning a fiber stack overflow into a launch error.
  *
  * A process-wide SIGSEGV handler runs on each worker's alternate signal

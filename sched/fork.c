@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fork.c - the fork generation (see fork.h). */
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fork.h - telling a forked child from the process that made a runtime.
  *
  * A child of fork() has a copy of the parent's memory but none of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* group.c - running the work-groups of an nd_range launch on a worker.
  *
  * A worker's runner fiber takes groups one after another.  A group starts

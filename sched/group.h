@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* group.h - running the work-groups of an nd_range launch on a worker: the
  * loop that runs barrier-free groups, promotion to fibers at the first
  * barrier, and the rendezvous every barrier and every kernel return goes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* guard.h - guard ranges below fiber stacks, and the mappings they cost.
  *
  * A guard is a range of a stack mapping that faults on any access, so a

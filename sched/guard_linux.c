@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* guard_linux.c - guards on Linux (see guard.h): MADV_GUARD_INSTALL where
  * the kernel has it (6.13+), PROT_NONE ranges before that; the mapping
  * limit from /proc/sys/vm/max_map_count and the mappings in use from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* guard_posix.c - guards elsewhere (see guard.h): PROT_NONE ranges, with
  * no known limit on the number of mappings. */
 #include <sys/mman.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* launch.c - lifetime and failure record of a launch (see launch.h). */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* launch.h - what the scheduler executes: one submitted launch.
  *
  * An event is the launch it completes, so struct fpar_event is defined

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* local.c - group-local memory inside a running group: objects requested by
  * the kernel (fpar_group_local_memory) and launch-time local buffers. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* phase.c - phase kernels run as loops: the loop fission of a barrier
  * kernel, cut at its barriers by its author (see <fiberpar/phase.h>).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* phase.h - running phase kernels (FPAR_PHASE_KERNEL) as loops: each
  * phase of the kernel for all work-items of a group, then the next. */
 #ifndef FPAR_SCHED_PHASE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pu_usage.c - the process-wide count of workers per PU (see pu_usage.h). */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pu_usage.h - how many workers of this process's live runtimes are bound
  * to each processing unit (by OS index), so that a runtime created while
  * another one runs takes the places the other one left free instead of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runner.c - a worker's runner fiber: it takes the groups of the running
  * launch one after another and runs each as its model says (nd_range
  * work-items, phase loops, or a scoped or hierarchical group function),

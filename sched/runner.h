@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* runner.h - the entry of a worker's runner fiber (see runner.c). */
 #ifndef FPAR_SCHED_RUNNER_H
 #define FPAR_SCHED_RUNNER_H

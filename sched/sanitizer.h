@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sanitizer.h - telling AddressSanitizer and ThreadSanitizer about fiber
  * switches.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sched.c - the scheduler: pinned worker threads, the launch FIFO, idle
  * spinning and sleeping, completion, waiting.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sched.h - the scheduler as the API layer sees it: a set of pinned
  * workers that execute submitted launches in submission order. */
 #ifndef FPAR_SCHED_SCHED_H

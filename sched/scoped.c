@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scoped.c - scoped parallelism (AdaptiveCpp) and hierarchical parallelism
  * (SYCL 1.2.1) on a worker: a work group's function runs once on the
  * runner fiber; distribute_items and parallel_for_work_item are loops over

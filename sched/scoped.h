@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scoped.h - running the group function of a scoped (AdaptiveCpp) or
  * hierarchical (SYCL 1.2.1) launch on a worker (see scoped.c). */
 #ifndef FPAR_SCHED_SCOPED_H

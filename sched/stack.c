@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stack.c - fiber stack slots with guards (see stack.h). */
 #include <stdlib.h>
 #include <sys/mman.h>

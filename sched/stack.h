@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stack.h - a worker's pool of fiber stacks ("slots").
  *
  * Slot i is [guard | stack | colour slack].  The guard (FPAR__STACK_GUARD

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* topo.c - hwloc topology restricted to the process's CPU set, worker
  * placement and NUMA binding (see topo.h). */
 #include <errno.h>

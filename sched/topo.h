@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* topo.h - the machine as the scheduler sees it: the CPUs the process may
  * use, which of them each worker is pinned to, and which NUMA node holds
  * its memory.  The only user of hwloc.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* worker.c - what a worker's running groups ask of it: the worker of the
  * calling thread, the next group of its launch, and room for the contexts
  * of a group's fibers.  It calls nothing else of the engine.

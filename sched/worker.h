@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* worker.h - one worker thread's state, seen by the code that runs groups
  * on it (worker.c: the calling thread's worker, taking groups, room for
  * fibers).  Its memory is made in worker_run.c; thread handles and locks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* worker_run.c - a worker's own memory (fiber stacks, local-memory arena,
  * contexts, alternate signal stack) and its run through the groups of one
  * launch: the runner fiber takes groups until none are left, and a fault

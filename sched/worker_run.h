@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* worker_run.h - a worker's life as the scheduler's threads see it: its
  * memory, made and freed on its own thread (so that it lands on its NUMA
  * node), and its run through the groups of a launch. */

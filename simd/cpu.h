@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpu.h - what the CPU's vector units can do, for run-time dispatch. */
 #ifndef FPAR_SIMD_CPU_H
 #define FPAR_SIMD_CPU_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpu_generic.c - vector width on CPUs without a vector math table. */
 #include "simd/cpu.h"
 

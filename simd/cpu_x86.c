@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpu_x86.c - vector width of an x86 CPU (cpuid via the compiler's
  * __builtin_cpu_supports, which also checks that the OS saves the wide
  * registers). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dispatch.c - array math with the widest vector unit of the CPU: the one
  * run-time dispatch of the library's own vector code. */
 #include <stdatomic.h>

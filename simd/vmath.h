@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vmath.h - the SLEEF-backed math behind <fiberpar/simd.h>.
  *
  * One noinst library per instruction set (vmath_<isa>.c, each built with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vmath_avx2.c - 8-lane math entry points (built with -mavx2 -mfma). */
 #include <immintrin.h>
 

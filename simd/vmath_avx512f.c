@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vmath_avx512f.c - 16-lane math entry points (built with -mavx512f). */
 #include <immintrin.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vmath_impl.h - the entry points of one instruction set, instantiated by
  * vmath_<isa>.c after it defines:
  *

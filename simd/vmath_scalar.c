@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vmath_scalar.c - 1-lane math entry points (any CPU). */
 #define FPAR_SIMD_FORCE_SCALAR 1
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vmath_sse2.c - 4-lane math entry points (x86-64 baseline SSE2). */
 #include <emmintrin.h>
 

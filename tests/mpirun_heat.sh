@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # mpirun_heat.sh - the MPI heat example under mpirun (run by make check).
 #
 # Two ranks bound to one core each must reproduce the serial result, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stress.c - `make stress`: a soak of random valid and invalid launches,
  * kernel faults, misuse and runtime/queue/event life cycles, for a given
  * time (`make stress STRESS_SECONDS=600`, default 60).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_barrier.c - fpar_barrier: kernels whose work-items exchange data
  * through group-local memory, checked against serial computations.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_context.c - the internal context switch (sched/context.h) on its
  * own, without workers or kernels.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_error.c - error codes, their names and texts, and the per-thread
  * detail message of the last failed call. */
 #include <limits.h>

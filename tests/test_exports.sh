@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test_exports.sh - the shared library exports its documented interface and
 # nothing else: every exported name is declared in a public header (the
 # vector-math entry points fpar_vm_NAME_T_xW as the family simd.h

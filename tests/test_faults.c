@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_faults.c - kernels that break the rules: barrier divergence,
  * mismatched barriers, fiber stack overflow, local memory misuse.
  *

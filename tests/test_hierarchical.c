@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_hierarchical.c - SYCL 1.2.1 hierarchical parallelism
  * (<fiberpar/scoped.h>): fpar_parallel_for_work_group with an explicit or
  * runtime-chosen group size, parallel_for_work_item in its plain and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_lanes.c - lane-form kernels of <fiberpar/simd.h>: nd_range kernels
  * that handle a sub-group of FPAR_SIMD_WIDTH work-items per call (their
  * geometry, barriers, group-local memory, launch-time local buffers and

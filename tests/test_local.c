@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_local.c - group-local memory: objects requested by kernels
  * (fpar_group_local_memory and its _for_overwrite variant) and launch-time
  * local buffers (fpar_launch_desc.local_buffers).

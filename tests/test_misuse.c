@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_misuse.c - what a user can get wrong outside a kernel's own logic:
  * malformed launch descriptions, size arithmetic that would wrap around,
  * waiting inside a kernel, kernel calls outside kernels, handles used after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_ndrange.c - nd_range geometry: the id and range queries of every
  * work-item, the runtime's choice of work-group size, launch descriptions,
  * and the launches that must be refused.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_phase.c - phase kernels (FPAR_PHASE_KERNEL) and kernels defined
  * with their runners (FPAR_KERNEL).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_phase_debug.c - what debug mode shows in an unoptimised build: a
  * local variable kept across FPAR_PHASE_BARRIER() (the mistake the state
  * struct exists for).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_phase_lanes.c - phase kernels and kernels with runners in lane form
  * (FPAR_PHASE_LANE_KERNEL, FPAR_LANE_KERNEL): sub-groups of W work-items
  * per call, masked at the end of a row, with sub-group operations.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test_phase_warnings.sh - what the compiler says about phase kernels: a
 # local initialised before FPAR_PHASE_BARRIER() and used after it draws
 # GCC's "switch jumps over variable initialization" (FPAR_PHASE_BEGIN()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_placement.c - workers live inside the process's allowed CPU set:
  * binding, place lists, NUMA places, two runtimes in one process,
  * oversubscription, launchers' local ranks, FIBERPAR_DISPLAY.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_queue.c - in-order queues, events, profiling, fault reporting,
  * concurrent submission from host threads, and libuv notification. */
 #include <fiberpar/uv.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_runtime.c - runtime options, FIBERPAR_* environment variables, and
  * the runtime's life cycle.
  *

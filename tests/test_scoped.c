@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_scoped.c - AdaptiveCpp scoped parallelism (<fiberpar/scoped.h>):
  * fpar_parallel and the group queries, distribute_items in its three forms
  * and the s_item queries, nested distribute_groups and the sub-group

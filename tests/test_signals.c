@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_signals.c - the runtime's SIGSEGV handler must be invisible to
  * everything but fiber stack overflows: signals sent with kill(), faults
  * outside fiber stacks (on the host thread or on a worker) and SIGBUS

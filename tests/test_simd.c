@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_simd.c - the SIMD lane layer of <fiberpar/simd.h> against scalar
  * models, at the width this file is compiled for.
  *

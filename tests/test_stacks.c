@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_stacks.c - fiber stacks under pressure: frames bigger than the
  * stack (bigger than the guard too), fibers that share one stack when a
  * worker may not hold one per fiber, groups that need more stacks than the

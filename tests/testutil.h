@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* testutil.h - shared helpers of the Check suites.
  *
  * Every suite runs in Check's forked mode and every test case has a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* testutil_phase.h - what the phase-kernel suites share: the three modes
  * every phase kernel runs in, and a launch of a kernel def in one. */
 #ifndef FPAR_TESTUTIL_PHASE_H

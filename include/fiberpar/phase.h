@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fiberpar/phase.h - kernels defined together with their runners: the
  * normal spelling of a kernel, and stackless phase kernels.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fiberpar/scoped.h - group-level programming models: AdaptiveCpp scoped
  * parallelism (fpar_parallel, distribute_items/groups, memory_environment),
  * SYCL 1.2.1 hierarchical parallelism (parallel_for_work_group/item,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fiberpar/simd.h - SIMD lanes: vector types, operations, SLEEF math,
  * sub-group operations and lane-form kernels.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fiberpar/uv.h - wake a libuv event loop when a launch completes.
  *
  * Include after (or instead of) <fiberpar.h> in code that runs a uv_loop_t.

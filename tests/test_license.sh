@@ -1,0 +1,16 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test_license.sh - every source, build and test file of the distribution
+# names its licence with an SPDX-License-Identifier line near its top, and
+# the licence text itself is distributed.
+src=${srcdir:-.}
+fail=0
+[ -f "$src/LICENSE" ] || { echo "FAIL: no LICENSE"; fail=1; }
+for f in "$src"/configure.ac "$src"/Makefile.am "$src"/fiberpar.pc.in \
+  $(find "$src/lib" "$src/sched" "$src/simd" "$src/include" "$src/tests" \
+    "$src/examples" "$src/m4" -type f \( -name '*.[chS]' -o -name '*.sh' \
+    -o -name 'fpar_*.m4' \) 2>/dev/null); do
+  head -n 3 "$f" | grep -q 'SPDX-License-Identifier: MIT' ||
+    { echo "FAIL: no SPDX-License-Identifier: $f"; fail=1; }
+done
+exit $fail
