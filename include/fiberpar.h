@@ -569,12 +569,17 @@ typedef struct fpar_item fpar_item;
 /** A kernel: called once per work-item. */
 typedef void (*fpar_kernel_fn)(fpar_item *it, void *args);
 
-/** Geometry shared by all work-items of a launch (read-only). */
+/** Geometry of a launch as its work-items see it (read-only; read it
+ *  through the queries).  Members may be added at the end. */
 typedef struct fpar_nd_geometry {
   unsigned dims;
   size_t global_range[3];
   size_t local_range[3];
   size_t group_range[3];
+  /** Global id of the launch's first work-item (0 without an offset). */
+  size_t global_offset[3];
+  /** global_offset linearised, which fpar_global_linear_id() subtracts. */
+  size_t offset_linear;
 } fpar_nd_geometry;
 
 struct fpar__group_run;
@@ -625,17 +630,26 @@ FPAR_QUERY size_t fpar_local_range(const fpar_item *it, unsigned dim) {
 FPAR_QUERY size_t fpar_group_range(const fpar_item *it, unsigned dim) {
   return dim < 3 ? it->geometry->group_range[dim] : 1;
 }
+/** \brief Global id of the launch's first work-item (OpenCL
+ *  get_global_offset; fpar_launch_desc::global_offset).
+ *  \param it the work-item. \param dim 0..2.
+ *  \return the offset, 0 for dim beyond the range. */
+FPAR_QUERY size_t fpar_global_offset(const fpar_item *it, unsigned dim) {
+  return dim < 3 ? it->geometry->global_offset[dim] : 0;
+}
 /** \brief Number of dimensions of the launch. \param it the work-item.
  *  \return 1, 2 or 3. */
 FPAR_QUERY unsigned fpar_work_dim(const fpar_item *it) {
   return it->geometry->dims;
 }
-/** \brief Linear global id (dimension 0 fastest). \param it the work-item.
- *  \return the id. */
+/** \brief Linear global id (dimension 0 fastest) of the global id less
+ *  the launch's offset, as OpenCL 2.0: 0 .. global volume - 1.
+ *  \param it the work-item. \return the id. */
 FPAR_QUERY size_t fpar_global_linear_id(const fpar_item *it) {
   const size_t *r = it->geometry->global_range;
   return fpar_global_id(it, 0) +
-         r[0] * (fpar_global_id(it, 1) + r[1] * fpar_global_id(it, 2));
+         r[0] * (fpar_global_id(it, 1) + r[1] * fpar_global_id(it, 2)) -
+         it->geometry->offset_linear;
 }
 /** \brief Linear id within the group. \param it the work-item.
  *  \return the id. */
@@ -838,6 +852,14 @@ typedef struct fpar_launch_desc {
    *  (FPAR_KERNEL...), whose name serves when name is NULL. */
   const fpar_kernel *def;
   fpar_phase_mode phase_mode; /**< for a phase kernel def only */
+  /** Global id of the first work-item in each dimension, OpenCL's
+   *  global_work_offset and SYCL 1.2.1's nd_range offset: the work-items
+   *  are global_offset .. global_offset + global - 1, as fpar_global_id()
+   *  reports them (fpar_global_linear_id() still counts from 0).  0 beyond
+   *  the global range's dimensions; all 0 (no offset) for scoped and
+   *  hierarchical launches.  A caller whose description is older than
+   *  this member launches without an offset. */
+  size_t global_offset[3];
 } fpar_launch_desc;
 
 /**

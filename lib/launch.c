@@ -66,7 +66,8 @@ static int fpar__launch_local_buffers(fpar__launch_spec *l,
 }
 
 static void fpar__launch_geometry(fpar__launch_spec *l, const fpar_range *g,
-                                  const fpar_range *lr) {
+                                  const fpar_range *lr,
+                                  const size_t offset[3]) {
   unsigned d;
 
   l->geo.dims = g->dims;
@@ -74,7 +75,12 @@ static void fpar__launch_geometry(fpar__launch_spec *l, const fpar_range *g,
     l->geo.global_range[d] = g->size[d];
     l->geo.local_range[d] = lr->size[d];
     l->geo.group_range[d] = g->size[d] / lr->size[d];
+    l->geo.global_offset[d] = offset[d];
   }
+  /* Wraps around like the sum fpar_global_linear_id() subtracts it from,
+   * so the difference is exact. */
+  l->geo.offset_linear =
+      offset[0] + g->size[0] * (offset[1] + g->size[1] * offset[2]);
   l->group_size = fpar__range_volume(lr);
   l->num_groups =
       l->geo.group_range[0] * l->geo.group_range[1] * l->geo.group_range[2];
@@ -243,9 +249,16 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *given, fpar_event **ev) {
   cfg = &q->rt->cfg;
   global = d->global;
   local = d->local;
-  if (model != FPAR__ND_RANGE)
+  if (model != FPAR__ND_RANGE) {
+    if (d->global_offset[0] | d->global_offset[1] | d->global_offset[2])
+      return fpar__set_error(FPAR_EINVAL,
+                             "launch '%s': global_offset is for nd_range "
+                             "kernels; a scoped or hierarchical launch "
+                             "counts its groups from 0",
+                             d->name ? d->name : "(unnamed)");
     err = fpar__launch_group_shape(d, cfg, &global, &local);
-  else if ((err = fpar__range_check(&global, "the global range")) == 0)
+  } else if ((err = fpar__range_check(&global, "the global range")) == 0 &&
+             (err = fpar__range_check_offset(&global, d->global_offset)) == 0)
     err = fpar__range_resolve_local(&global, &local,
                                     d->row != NULL ? FPAR__AUTO_GROUP_ROWS
                                                    : FPAR__AUTO_GROUP,
@@ -260,7 +273,7 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *given, fpar_event **ev) {
   spec.group_fn = model == FPAR__SCOPED ? d->scoped : d->hierarchical;
   spec.subgroup_size = cfg->subgroup_size;
   spec.args = d->args;
-  fpar__launch_geometry(&spec, &global, &local);
+  fpar__launch_geometry(&spec, &global, &local, d->global_offset);
   /* A lane kernel runs once per sub-group of `lanes` work-items along
    * dimension 0, the last one of a row masked. */
   spec.group_fibers = (local.size[0] + spec.lanes - 1) / spec.lanes *

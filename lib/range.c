@@ -28,6 +28,25 @@ int fpar__range_check(fpar_range *g, const char *what) {
   return 0;
 }
 
+int fpar__range_check_offset(const fpar_range *g, const size_t offset[3]) {
+  size_t end;
+  unsigned d;
+
+  for (d = 0; d < 3; d++) {
+    if (d >= g->dims && offset[d] != 0)
+      return fpar__set_error(FPAR_EINVAL,
+                             "global_offset[%u] is %zu but the global range "
+                             "has %u dimensions",
+                             d, offset[d], g->dims);
+    if (__builtin_add_overflow(offset[d], g->size[d], &end))
+      return fpar__set_error(FPAR_EINVAL,
+                             "global_offset[%u] %zu + global range %zu "
+                             "exceeds SIZE_MAX",
+                             d, offset[d], g->size[d]);
+  }
+  return 0;
+}
+
 /* Largest divisor of n that is at most cap (cap >= 1). */
 static size_t fpar__largest_divisor(size_t n, size_t cap) {
   size_t d;

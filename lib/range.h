@@ -21,6 +21,11 @@ int fpar__range_resolve_local(const fpar_range *global, fpar_range *local,
                               size_t preferred, size_t max_group,
                               unsigned num_workers);
 
+/* Check a global offset for the checked global range g: 0 beyond its
+ * dimensions, and offset + global within size_t in each.  Returns 0 or
+ * FPAR_EINVAL with fpar_last_error set. */
+int fpar__range_check_offset(const fpar_range *g, const size_t offset[3]);
+
 /* Preferred work-group sizes: fibers of a group should keep their stacks
  * in L2; a barrier-free group (a row runner) only amortises its fixed
  * cost. */

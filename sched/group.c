@@ -41,7 +41,8 @@ static void fpar__item_begin(fpar_item *it, fpar__worker *w) {
   for (d = 0; d < 3; d++) {
     it->group_id[d] = g->group_id[d];
     it->local_id[d] = 0;
-    it->origin[d] = g->group_id[d] * l->spec.geo.local_range[d];
+    it->origin[d] = l->spec.geo.global_offset[d] +
+                    g->group_id[d] * l->spec.geo.local_range[d];
   }
   it->row_linear = 0;
   it->geometry = &l->spec.geo;
