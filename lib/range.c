@@ -79,7 +79,7 @@ static void fpar__range_choose_local(const fpar_range *g, fpar_range *l,
 
 int fpar__range_resolve_local(const fpar_range *g, fpar_range *l,
                               size_t preferred, size_t max_group,
-                              unsigned num_workers) {
+                              unsigned num_workers, int uniform) {
   unsigned n = l->dims >= 1 && l->dims <= 3 ? l->dims : 3, d;
   size_t volume = 1;
 
@@ -102,12 +102,15 @@ int fpar__range_resolve_local(const fpar_range *g, fpar_range *l,
                              "the local range is empty in dimension %u (use "
                              "FPAR_LOCAL_AUTO to let the runtime choose)",
                              d);
-    if (g->size[d] % l->size[d] != 0)
+    if (uniform && g->size[d] % l->size[d] != 0)
       return fpar__set_error(FPAR_ENONDIV,
                              "global range %zu is not divisible by local "
-                             "range %zu in dimension %u",
+                             "range %zu in dimension %u (the launch asks "
+                             "for uniform work-groups: fpar_parallel_for() "
+                             "or FPAR_LAUNCH_UNIFORM)",
                              g->size[d], l->size[d], d);
-    volume *= l->size[d]; /* cannot overflow: each divides the global */
+    if (__builtin_mul_overflow(volume, l->size[d], &volume))
+      volume = SIZE_MAX;
   }
   if (volume > max_group)
     return fpar__set_error(FPAR_EGROUPSIZE,

@@ -70,9 +70,9 @@ fpar__phase_mismatch(fpar__worker *w, const unsigned *stops) {
   char items[64], site[256], first[256];
   size_t f = 1, i;
 
-  while (f + 1 < l->spec.group_fibers && stops[f] == stops[0])
+  while (f + 1 < w->run.size && stops[f] == stops[0])
     f++;
-  i = fpar__fiber_first_item(l, f);
+  i = fpar__fiber_first_item(w, f);
   fpar__phase_site(site, sizeof site, l, stops[f]);
   fpar__phase_site(first, sizeof first, l, stops[0]);
   if (stops[0] == 0) {

@@ -268,6 +268,7 @@ static void invalid_launch(fpar_queue *q) {
   switch (pick(5)) {
   case 0:
     d.local = fpar_range1(64);
+    d.flags = FPAR_LAUNCH_UNIFORM;
     expect("non-divisible", fpar_launch(q, &d, &ev), FPAR_ENONDIV);
     break;
   case 1:
