@@ -100,8 +100,8 @@ fpar__phase_mismatch(fpar__worker *w, const unsigned *stops) {
 static unsigned fpar__phase_step(fpar__worker *w, fpar_item *it, void *local,
                                  const fpar__phase_mem *m, unsigned resume) {
   const fpar__launch *l = w->launch;
-  const size_t *lr = l->spec.geo.local_range;
-  size_t rows = lr[1] * lr[2], per_row = l->spec.group_fibers / rows, r;
+  const size_t *lr = it->geometry->local_range;
+  size_t rows = lr[1] * lr[2], per_row = w->run.size / rows, r;
   unsigned diff = 0;
 
   for (r = 0; r < rows; r++) {
