@@ -24,14 +24,18 @@
 #include "sched/copystack.h"
 #include "sched/group.h"
 
-/* Work-items a kernel call starting at local x of the running group
- * covers: the launch's lanes (1 for ordinary kernels), fewer at the end of
- * a row. */
-static inline unsigned fpar__lanes_at(const fpar__worker *w, size_t x) {
-  size_t left = w->run.geo->local_range[0] - x;
-  unsigned lanes = w->launch->spec.lanes;
+/* Work-items a kernel call starting at local x of a row of row_size
+ * covers: `lanes` (1 for ordinary kernels), fewer at the end of the row. */
+static inline unsigned fpar__lanes_left(size_t row_size, unsigned lanes,
+                                        size_t x) {
+  size_t left = row_size - x;
 
   return left < lanes ? (unsigned)left : lanes;
+}
+
+/* The same in the running group. */
+static inline unsigned fpar__lanes_at(const fpar__worker *w, size_t x) {
+  return fpar__lanes_left(w->run.geo->local_range[0], w->launch->spec.lanes, x);
 }
 
 /* Work-item 0 of the running group. */
@@ -209,6 +213,7 @@ static void fpar__run_loop(fpar__worker *w, fpar_item *it) {
   fpar_kernel_fn kernel = l->spec.kernel;
   fpar_row_fn row = l->spec.row;
   void *args = l->spec.args;
+  unsigned lanes = l->spec.lanes;
   size_t x, y, z, x0 = it->lanes;
 
   /* The item escapes into the kernel, so its fields live in memory: only
@@ -225,10 +230,10 @@ static void fpar__run_loop(fpar__worker *w, fpar_item *it) {
         row(it, args, lr[0]);
         continue;
       }
-      for (x = x0; x < lr[0]; x += l->spec.lanes) {
+      for (x = x0; x < lr[0]; x += lanes) {
         it->local_id[0] = x;
-        if (l->spec.lanes > 1)
-          it->lanes = fpar__lanes_at(w, x);
+        if (lanes > 1)
+          it->lanes = fpar__lanes_left(lr[0], lanes, x);
         if (__builtin_expect(it->local_calls != 0, 0))
           it->local_calls = 0;
         kernel(it, args);
