@@ -269,6 +269,30 @@ START_TEST(test_nonuniform_sums_one_worker) {
 }
 END_TEST
 
+/* Fibers that share one copied stack (max_stacks at its minimum) and
+ * fibers that keep their own FP state (not parked between groups) run
+ * the smaller groups too. */
+START_TEST(test_nonuniform_sums_copied_and_item_fpenv) {
+  fpar_runtime_opts o;
+  fpar_test_env e;
+  int f;
+
+  fpar_runtime_opts_init(&o);
+  o.num_threads = 1;
+  if (_i == 0)
+    o.max_stacks = 3;
+  else
+    o.fpenv = FPAR_FPENV_ITEM;
+  ck_assert_fpar_ok(fpar_runtime_create(&e.rt, &o));
+  ck_assert_fpar_ok(fpar_queue_create(e.rt, 0, &e.q));
+  for (f = 0; f < SUM_FORMS; f++) {
+    check_sums(&e, &sum_shapes[3], (enum sum_form)f);
+    check_sums(&e, &sum_shapes[1], (enum sum_form)f);
+  }
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 /* ---- Faults in a smaller group ------------------------------------------ */
 
 /* The last work-item of a smaller group returns without the barrier the
@@ -409,6 +433,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_nonuniform_sums, 0,
                       (int)(NUM_SUM_SHAPES * SUM_FORMS));
   tcase_add_test(tc, test_nonuniform_sums_one_worker);
+  tcase_add_loop_test(tc, test_nonuniform_sums_copied_and_item_fpenv, 0, 2);
   tcase_add_test(tc, test_nonuniform_divergence);
   tcase_add_test(tc, test_uniform_refused);
   tcase_add_test(tc, test_older_descriptions_stay_uniform);
