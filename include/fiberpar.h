@@ -937,7 +937,7 @@ FPAR_EXTERN int fpar_launch(fpar_queue *q, const fpar_launch_desc *d,
  *
  * As SYCL's nd_range: all groups have the size \p local, which must divide
  * \p global (else FPAR_ENONDIV), and there is no offset; fpar_launch()
- * has both.
+ * offers offsets and smaller last groups.
  * \param q the queue.
  * \param global the global range.
  * \param local the work-group range, or FPAR_LOCAL_AUTO.
