@@ -73,18 +73,21 @@ START_TEST(test_offset_window) {
 }
 END_TEST
 
-/* The query is exported as a function too, and agrees with the inline. */
+/* The new queries are exported as functions too, and agree with the
+ * inlines (in a launch with an offset and smaller last groups). */
 static void compare_offset_kernel(fpar_item *it, void *args) {
-  size_t (*as_function)(const fpar_item *, unsigned) = &fpar_global_offset;
+  size_t (*offset)(const fpar_item *, unsigned) = &fpar_global_offset;
+  size_t (*enqueued)(const fpar_item *, unsigned) = &fpar_enqueued_local_range;
   unsigned d;
 
   for (d = 0; d < 4; d++)
-    if (as_function(it, d) != fpar_global_offset(it, d) ||
-        (d == 3 && as_function(it, d) != 0))
+    if (offset(it, d) != fpar_global_offset(it, d) ||
+        enqueued(it, d) != fpar_enqueued_local_range(it, d) ||
+        (d == 3 && (offset(it, d) != 0 || enqueued(it, d) != 1)))
       atomic_fetch_add((atomic_size_t *)args, 1);
 }
 
-START_TEST(test_offset_query_as_function) {
+START_TEST(test_offset_queries_as_functions) {
   atomic_size_t bad;
   fpar_launch_desc d;
   fpar_test_env e;
@@ -94,7 +97,8 @@ START_TEST(test_offset_query_as_function) {
   fpar_launch_desc_init(&d);
   d.kernel = compare_offset_kernel;
   d.args = &bad;
-  d.global = fpar_range3(4, 3, 2);
+  d.global = fpar_range3(5, 3, 2);
+  d.local = fpar_range3(2, 2, 2);
   d.global_offset[0] = 5;
   d.global_offset[2] = 9;
   ck_assert_fpar_ok(fpar_launch(e.q, &d, NULL));
@@ -223,7 +227,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_offset_ids, 0,
                       (int)(NUM_OFFSET_SHAPES * SEEN_FORMS));
   tcase_add_test(tc, test_offset_window);
-  tcase_add_test(tc, test_offset_query_as_function);
+  tcase_add_test(tc, test_offset_queries_as_functions);
   tcase_add_test(tc, test_parallel_for_has_no_offset);
   tcase_add_test(tc, test_offset_older_description);
   tcase_add_test(tc, test_offset_refused);
