@@ -305,7 +305,20 @@ static void edge_divergent_kernel(fpar_item *it, void *args) {
   fpar_barrier(it);
 }
 
+/* The same as a phase kernel. */
+FPAR_PHASE_KERNEL(edge_divergent_phases, it, args, seen_state, st) {
+  FPAR_PHASE_BEGIN();
+  if (fpar_local_range(it, 0) != fpar_enqueued_local_range(it, 0) &&
+      fpar_local_id(it, 0) + 1 == fpar_local_range(it, 0))
+    FPAR_PHASE_RETURN();
+  FPAR_PHASE_BARRIER();
+  FPAR_PHASE_END();
+}
+
+/* On fibers, and as a phase kernel in loops, debug loops and fibers. */
 START_TEST(test_nonuniform_divergence) {
+  static const fpar_phase_mode modes[] = {FPAR_PHASE_LOOPS, FPAR_PHASE_DEBUG,
+                                          FPAR_PHASE_FIBERS};
   fpar_launch_desc d;
   fpar_test_env e;
   fpar_event *ev;
@@ -313,7 +326,12 @@ START_TEST(test_nonuniform_divergence) {
   fpar_test_env_init(&e, 0);
   fpar_launch_desc_init(&d);
   d.name = "edge_divergent";
-  d.kernel = edge_divergent_kernel;
+  if (_i == 0) {
+    d.kernel = edge_divergent_kernel;
+  } else {
+    d.def = &edge_divergent_phases;
+    d.phase_mode = modes[_i - 1];
+  }
   d.global = fpar_range1(1000);
   d.local = fpar_range1(64); /* last group: work-items 0-39 */
   ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
@@ -434,7 +452,7 @@ int main(void) {
                       (int)(NUM_SUM_SHAPES * SUM_FORMS));
   tcase_add_test(tc, test_nonuniform_sums_one_worker);
   tcase_add_loop_test(tc, test_nonuniform_sums_copied_and_item_fpenv, 0, 2);
-  tcase_add_test(tc, test_nonuniform_divergence);
+  tcase_add_loop_test(tc, test_nonuniform_divergence, 0, 4);
   tcase_add_test(tc, test_uniform_refused);
   tcase_add_test(tc, test_older_descriptions_stay_uniform);
   suite_add_tcase(s, tc);
