@@ -82,6 +82,16 @@ extern "C" {
 #define FPAR_QUERY static inline
 #endif
 
+/* An initialiser that zeroes a whole struct: {0} in C, {} in C++ (where
+ * -Wextra would name every member that {0} leaves out). */
+/* clang-format off */
+#ifdef __cplusplus
+#define FPAR__ZERO_INIT {}
+#else
+#define FPAR__ZERO_INIT {0}
+#endif
+/* clang-format on */
+
 /* The version of this header.  Compatibility rule: releases with the same
  * major number (from 1.0 on) keep source and binary compatibility; a minor
  * release may add functions, error codes, enum values and members at the
@@ -299,7 +309,7 @@ typedef struct fpar_runtime fpar_runtime;
  * \param opts options to initialise.
  */
 static inline void fpar_runtime_opts_init(fpar_runtime_opts *opts) {
-  static const fpar_runtime_opts defaults = {0};
+  static const fpar_runtime_opts defaults = FPAR__ZERO_INIT;
 
   *opts = defaults;
   opts->size = sizeof *opts;
@@ -846,7 +856,7 @@ typedef struct fpar_launch_desc {
  * \param d the description.
  */
 static inline void fpar_launch_desc_init(fpar_launch_desc *d) {
-  static const fpar_launch_desc defaults = {0};
+  static const fpar_launch_desc defaults = FPAR__ZERO_INIT;
 
   *d = defaults;
   d->size = sizeof *d;

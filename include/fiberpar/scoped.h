@@ -4,7 +4,8 @@
  * SYCL 1.2.1 hierarchical parallelism (parallel_for_work_group/item,
  * private_memory) and with them OCCA's shared/exclusive memory.
  *
- * Included by <fiberpar.h>; do not include it on its own.
+ * Part of <fiberpar.h>, which includes it (including it alone brings
+ * <fiberpar.h> too).
  *
  * Where C cannot say what C++ says, the plainest C form is used:
  *  - a lambda is a function pointer plus a `void *ctx` handed through;
@@ -31,9 +32,9 @@
 #ifndef FIBERPAR_SCOPED_H
 #define FIBERPAR_SCOPED_H
 
-#ifndef FIBERPAR_H
-#error "include <fiberpar.h>, not <fiberpar/scoped.h>"
-#endif
+/* Part of <fiberpar.h>, which includes it; included on its own, it brings
+ * the rest of <fiberpar.h>. */
+#include <fiberpar.h>
 
 #ifdef __cplusplus
 extern "C" {
