@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fiberpar/phase.h - kernels defined together with their runners: the
+/** \file
+ * fiberpar/phase.h - kernels defined together with their runners: the
  * normal spelling of a kernel, and stackless phase kernels.
  *
  * Part of <fiberpar.h>, which includes it (including it alone brings

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fiberpar/simd.h - SIMD lanes: vector types, operations, SLEEF math,
+/** \file
+ * fiberpar/simd.h - SIMD lanes: vector types, operations, SLEEF math,
  * sub-group operations and lane-form kernels.
  *
  * The lane count W (FPAR_SIMD_WIDTH) follows the instruction set of the
@@ -43,6 +44,10 @@ extern "C" {
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
+/** \def FPAR_SIMD_WIDTH
+ *  W, the lanes of every vector type: 16 with AVX-512F, 8 with AVX2, 4
+ *  with SSE2 (x86-64), 1 elsewhere or with FPAR_SIMD_FORCE_SCALAR, chosen
+ *  by the flags of the including file. */
 #if defined(FPAR_SIMD_FORCE_SCALAR)
 #define FPAR_SIMD_WIDTH 1
 #elif defined(__AVX512F__)
@@ -55,12 +60,16 @@ extern "C" {
 #define FPAR_SIMD_WIDTH 1
 #endif
 
-/** W lanes of float, double, int32, uint32; masks are fpar_vi32. */
+/** W lanes of float. */
 typedef float fpar_vf32 __attribute__((vector_size(4 * FPAR_SIMD_WIDTH)));
+/** W lanes of double (two registers' worth). */
 typedef double fpar_vf64 __attribute__((vector_size(8 * FPAR_SIMD_WIDTH)));
+/** W lanes of int32_t. */
 typedef int32_t fpar_vi32 __attribute__((vector_size(4 * FPAR_SIMD_WIDTH)));
+/** W lanes of uint32_t. */
 typedef uint32_t fpar_vu32 __attribute__((vector_size(4 * FPAR_SIMD_WIDTH)));
 typedef int64_t fpar__vi64 __attribute__((vector_size(8 * FPAR_SIMD_WIDTH)));
+/** A mask: an fpar_vi32 whose lanes are -1 (on) or 0 (off). */
 typedef fpar_vi32 fpar_vmask;
 
 #define FPAR__SIMD static inline __attribute__((always_inline))
@@ -458,31 +467,56 @@ FPAR_MATH_OPS(FPAR__VM_DECLARE)
 #define FPAR__VF32(name, x, y) FPAR__VM_CALL(name, f32, fpar_vf32, float, x, y)
 #define FPAR__VF64(name, x, y) FPAR__VM_CALL(name, f64, fpar_vf64, double, x, y)
 
-/** Lane-wise math through SLEEF: fpar_vf32_sin(x) ... fpar_vf64_tanh(x),
- *  and fpar_vf32_pow(x, y), fpar_vf64_pow(x, y). */
+/* Lane-wise math through SLEEF: each lane of the result is the function
+ * of the same lanes of the operands, at the accuracy stated at the top of
+ * this header. */
+/** \brief sin(x) in each lane (float). */
 #define fpar_vf32_sin(x) FPAR__VF32(sin, (x), (x))
+/** \brief cos(x) in each lane (float). */
 #define fpar_vf32_cos(x) FPAR__VF32(cos, (x), (x))
+/** \brief tan(x) in each lane (float). */
 #define fpar_vf32_tan(x) FPAR__VF32(tan, (x), (x))
+/** \brief exp(x) in each lane (float). */
 #define fpar_vf32_exp(x) FPAR__VF32(exp, (x), (x))
+/** \brief exp2(x) in each lane (float). */
 #define fpar_vf32_exp2(x) FPAR__VF32(exp2, (x), (x))
+/** \brief log(x) in each lane (float). */
 #define fpar_vf32_log(x) FPAR__VF32(log, (x), (x))
+/** \brief log2(x) in each lane (float). */
 #define fpar_vf32_log2(x) FPAR__VF32(log2, (x), (x))
+/** \brief pow(x, y) in each lane (float). */
 #define fpar_vf32_pow(x, y) FPAR__VF32(pow, (x), (y))
+/** \brief sqrt(x) in each lane (float). */
 #define fpar_vf32_sqrt(x) fpar__vf32_sqrt_inline(x)
+/** \brief 1/sqrt(x) in each lane (float). */
 #define fpar_vf32_rsqrt(x) (1.0f / fpar__vf32_sqrt_inline(x))
+/** \brief erf(x) in each lane (float). */
 #define fpar_vf32_erf(x) FPAR__VF32(erf, (x), (x))
+/** \brief tanh(x) in each lane (float). */
 #define fpar_vf32_tanh(x) FPAR__VF32(tanh, (x), (x))
+/** \brief sin(x) in each lane (double). */
 #define fpar_vf64_sin(x) FPAR__VF64(sin, (x), (x))
+/** \brief cos(x) in each lane (double). */
 #define fpar_vf64_cos(x) FPAR__VF64(cos, (x), (x))
+/** \brief tan(x) in each lane (double). */
 #define fpar_vf64_tan(x) FPAR__VF64(tan, (x), (x))
+/** \brief exp(x) in each lane (double). */
 #define fpar_vf64_exp(x) FPAR__VF64(exp, (x), (x))
+/** \brief exp2(x) in each lane (double). */
 #define fpar_vf64_exp2(x) FPAR__VF64(exp2, (x), (x))
+/** \brief log(x) in each lane (double). */
 #define fpar_vf64_log(x) FPAR__VF64(log, (x), (x))
+/** \brief log2(x) in each lane (double). */
 #define fpar_vf64_log2(x) FPAR__VF64(log2, (x), (x))
+/** \brief pow(x, y) in each lane (double). */
 #define fpar_vf64_pow(x, y) FPAR__VF64(pow, (x), (y))
+/** \brief sqrt(x) in each lane (double). */
 #define fpar_vf64_sqrt(x) FPAR__VF64(sqrt, (x), (x))
+/** \brief 1/sqrt(x) in each lane (double). */
 #define fpar_vf64_rsqrt(x) FPAR__VF64(rsqrt, (x), (x))
+/** \brief erf(x) in each lane (double). */
 #define fpar_vf64_erf(x) FPAR__VF64(erf, (x), (x))
+/** \brief tanh(x) in each lane (double). */
 #define fpar_vf64_tanh(x) FPAR__VF64(tanh, (x), (x))
 
 /* sqrt is exactly rounded in hardware, as SLEEF's u05 sqrt: the inline

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fiberpar/uv.h - wake a libuv event loop when a launch completes.
+/** \file
+ * fiberpar/uv.h - wake a libuv event loop when a launch completes.
  *
  * Include after (or instead of) <fiberpar.h> in code that runs a uv_loop_t.
  * It includes <uv.h>, which needs the POSIX types (pthread_rwlock_t...):
