@@ -51,6 +51,30 @@
  * through fork() fails every call in the child with FPAR_EFORK (create a
  * new runtime in the child).
  *
+ * Threads: every call may be made from any thread, and calls on
+ * different objects never need the caller's locking.  On the same object:
+ *  - fpar_launch() and the other submissions may be called concurrently
+ *    from several threads on the same queue or on several queues of one
+ *    runtime: submission takes the runtime's lock, and all queues of a
+ *    runtime feed one first-in first-out list, so launches run one after
+ *    another in the order their submissions took the lock, whatever their
+ *    queue;
+ *  - fpar_queue_wait() and fpar_event_wait() may wait concurrently from
+ *    several threads; a launch's fault is returned by the fpar_queue_wait()
+ *    that first sees it, and by every fpar_event_wait() on its event;
+ *  - fpar_event_status(), fpar_event_result(), fpar_event_error() and
+ *    fpar_event_profile() only read, from any thread;
+ *  - destroying or releasing an object (fpar_queue_destroy(),
+ *    fpar_runtime_destroy(), fpar_event_release()) must not race with
+ *    another call on that object: the caller orders it after them;
+ *  - fpar_last_error() is per thread.
+ * A kernel (or a group function) may submit launches, to its own runtime
+ * or another.  On its own runtime they queue behind the running launch and
+ * start after it has finished, so the kernel cannot wait for them: waiting
+ * inside a kernel for work of its own runtime (fpar_event_wait(),
+ * fpar_queue_wait(), fpar_queue_destroy()) returns FPAR_EDEADLOCK at once.
+ * Waiting for another runtime's work works, and blocks the worker.
+ *
  * This header includes no dependency headers; <fiberpar/uv.h> ties events
  * to a libuv loop.
  */
@@ -561,12 +585,20 @@ FPAR_EXTERN const char *fpar_event_error(const fpar_event *ev);
 
 /**
  * \brief Timestamps of a launch (always recorded; three clock reads per
- *        launch).
- * \param ev a finished event.
- * \param submit_ns receives the submission time (CLOCK_MONOTONIC ns).
- * \param start_ns receives the time the first work-group started.
- * \param end_ns receives the time the last work-group finished.
- * \return 0; FPAR_EINVAL if the launch has not finished.
+ *        launch), in CLOCK_MONOTONIC nanoseconds.
+ *
+ * end_ns - start_ns is the launch's run time on the workers;
+ * start_ns - submit_ns the time it waited behind earlier launches of the
+ * runtime (about 0 when the runtime was idle).
+ * \param ev a finished event (complete or failed).
+ * \param submit_ns receives the time the launch was queued, or NULL.
+ * \param start_ns receives the time it became the runtime's running
+ *        launch, its work-groups handed to the workers (at submission when
+ *        no earlier launch was queued, else when the one before it
+ *        finished), or NULL.
+ * \param end_ns receives the time its last work-group finished, or NULL.
+ * \return 0; FPAR_EINVAL for a NULL event or one whose launch has not
+ *         finished.
  */
 FPAR_EXTERN int fpar_event_profile(const fpar_event *ev, uint64_t *submit_ns,
                                    uint64_t *start_ns, uint64_t *end_ns);
