@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fiberpar.h - GPU-style kernels on CPUs: the one public header.
+/** \file
+ * fiberpar.h - GPU-style kernels on CPUs: the one public header.
  *
  * libfiberpar runs OpenCL/SYCL-style nd_range kernels (work-groups,
  * barriers, local memory) on plain CPUs with no special compiler.  Each
@@ -50,6 +51,30 @@
  * through fork() fails every call in the child with FPAR_EFORK (create a
  * new runtime in the child).
  *
+ * Threads: every call may be made from any thread, and calls on
+ * different objects never need the caller's locking.  On the same object:
+ *  - fpar_launch() and the other submissions may be called concurrently
+ *    from several threads on the same queue or on several queues of one
+ *    runtime: submission takes the runtime's lock, and all queues of a
+ *    runtime feed one first-in first-out list, so launches run one after
+ *    another in the order their submissions took the lock, whatever their
+ *    queue;
+ *  - fpar_queue_wait() and fpar_event_wait() may wait concurrently from
+ *    several threads; a launch's fault is returned by the fpar_queue_wait()
+ *    that first sees it, and by every fpar_event_wait() on its event;
+ *  - fpar_event_status(), fpar_event_result(), fpar_event_error() and
+ *    fpar_event_profile() only read, from any thread;
+ *  - destroying or releasing an object (fpar_queue_destroy(),
+ *    fpar_runtime_destroy(), fpar_event_release()) must not race with
+ *    another call on that object: the caller orders it after them;
+ *  - fpar_last_error() is per thread.
+ * A kernel (or a group function) may submit launches, to its own runtime
+ * or another.  On its own runtime they queue behind the running launch and
+ * start after it has finished, so the kernel cannot wait for them: waiting
+ * inside a kernel for work of its own runtime (fpar_event_wait(),
+ * fpar_queue_wait(), fpar_queue_destroy()) returns FPAR_EDEADLOCK at once.
+ * Waiting for another runtime's work works, and blocks the worker.
+ *
  * This header includes no dependency headers; <fiberpar/uv.h> ties events
  * to a libuv loop.
  */
@@ -63,6 +88,7 @@
 extern "C" {
 #endif
 
+/** Marks the functions the shared library exports. */
 #if defined(__GNUC__)
 #define FPAR_EXTERN __attribute__((visibility("default")))
 #else
@@ -74,6 +100,7 @@ extern "C" {
  * name, for other languages (Fortran's bind(C), foreign function
  * interfaces) and for taking their address; lib/queries.c defines
  * FPAR_BUILD_QUERIES to emit them. */
+/** Marks the queries: inline, and exported by the library. */
 #if defined(FPAR_BUILD_QUERIES)
 #define FPAR_QUERY FPAR_EXTERN
 #elif defined(__GNUC__)
@@ -82,31 +109,45 @@ extern "C" {
 #define FPAR_QUERY static inline
 #endif
 
-/* The version of this header.  Compatibility rule: releases with the same
+/* An initialiser that zeroes a whole struct: {0} in C, {} in C++ (where
+ * -Wextra would name every member that {0} leaves out). */
+/* clang-format off */
+#ifdef __cplusplus
+#define FPAR__ZERO_INIT {}
+#else
+#define FPAR__ZERO_INIT {0}
+#endif
+/* clang-format on */
+
+/** \name The version of this header
+ * \{ */
+/** The version of this header.  Compatibility rule: releases with the same
  * major number (from 1.0 on) keep source and binary compatibility; a minor
  * release may add functions, error codes, enum values and members at the
  * end of the sized structs (fpar_runtime_opts, fpar_launch_desc), never
  * change or remove them; a patch release changes no interface.  Before
  * 1.0 a minor release may break either, and says so. */
 #define FPAR_VERSION_MAJOR 0
-#define FPAR_VERSION_MINOR 1
-#define FPAR_VERSION_PATCH 0
+#define FPAR_VERSION_MINOR 1 /**< see FPAR_VERSION_MAJOR */
+#define FPAR_VERSION_PATCH 0 /**< see FPAR_VERSION_MAJOR */
 #define FPAR__VERSION_STR(x) #x
 #define FPAR__VERSION_XSTR(x) FPAR__VERSION_STR(x)
+/** "MAJOR.MINOR.PATCH" */
 #define FPAR_VERSION_STRING                                                    \
   FPAR__VERSION_XSTR(FPAR_VERSION_MAJOR)                                       \
   "." FPAR__VERSION_XSTR(FPAR_VERSION_MINOR) "." FPAR__VERSION_XSTR(           \
       FPAR_VERSION_PATCH)
 /** FPAR_VERSION_MAJOR, _MINOR, _PATCH as one number, 10000 * major + 100 *
- *  minor + patch, for comparisons in #if. */
+ *  minor + patch, for comparisons in \#if. */
 #define FPAR_VERSION                                                           \
   (FPAR_VERSION_MAJOR * 10000 + FPAR_VERSION_MINOR * 100 + FPAR_VERSION_PATCH)
+/** \} */
 
 /* ------------------------------------------------------------------------
  * Errors
  * ---------------------------------------------------------------------- */
 
-/* XX(name, value, message): the single table behind the FPAR_E* codes,
+/** XX(name, value, message): the single table behind the FPAR_E* codes,
  * fpar_strerror() and fpar_err_name(). */
 #define FPAR_ERRNO_MAP(XX)                                                     \
   XX(EINVAL, -1, "invalid argument")                                           \
@@ -190,7 +231,7 @@ FPAR_EXTERN const char *fpar_last_error(void);
  * Runtime
  * ---------------------------------------------------------------------- */
 
-/** How workers are placed (FIBERPAR_PIN=core|pu|numa|none|<list>).
+/** How workers are placed (FIBERPAR_PIN=core|pu|numa|none|\<list\>).
  *
  *  Workers only ever run inside the process's allowed CPU set: its binding
  *  (taskset, mpirun --bind-to, Slurm's task binding and cgroup cpusets).
@@ -299,7 +340,7 @@ typedef struct fpar_runtime fpar_runtime;
  * \param opts options to initialise.
  */
 static inline void fpar_runtime_opts_init(fpar_runtime_opts *opts) {
-  static const fpar_runtime_opts defaults = {0};
+  static const fpar_runtime_opts defaults = FPAR__ZERO_INIT;
 
   *opts = defaults;
   opts->size = sizeof *opts;
@@ -544,12 +585,20 @@ FPAR_EXTERN const char *fpar_event_error(const fpar_event *ev);
 
 /**
  * \brief Timestamps of a launch (always recorded; three clock reads per
- *        launch).
- * \param ev a finished event.
- * \param submit_ns receives the submission time (CLOCK_MONOTONIC ns).
- * \param start_ns receives the time the first work-group started.
- * \param end_ns receives the time the last work-group finished.
- * \return 0; FPAR_EINVAL if the launch has not finished.
+ *        launch), in CLOCK_MONOTONIC nanoseconds.
+ *
+ * end_ns - start_ns is the launch's run time on the workers;
+ * start_ns - submit_ns the time it waited behind earlier launches of the
+ * runtime (about 0 when the runtime was idle).
+ * \param ev a finished event (complete or failed).
+ * \param submit_ns receives the time the launch was queued, or NULL.
+ * \param start_ns receives the time it became the runtime's running
+ *        launch, its work-groups handed to the workers (at submission when
+ *        no earlier launch was queued, else when the one before it
+ *        finished), or NULL.
+ * \param end_ns receives the time its last work-group finished, or NULL.
+ * \return 0; FPAR_EINVAL for a NULL event or one whose launch has not
+ *         finished.
  */
 FPAR_EXTERN int fpar_event_profile(const fpar_event *ev, uint64_t *submit_ns,
                                    uint64_t *start_ns, uint64_t *end_ns);
@@ -564,6 +613,7 @@ FPAR_EXTERN void fpar_event_release(fpar_event *ev);
  * nd_range kernels
  * ---------------------------------------------------------------------- */
 
+/** One work-item as a kernel sees it (struct fpar_item). */
 typedef struct fpar_item fpar_item;
 
 /** A kernel: called once per work-item. */
@@ -572,13 +622,14 @@ typedef void (*fpar_kernel_fn)(fpar_item *it, void *args);
 /** Geometry of a launch as its work-items see it (read-only; read it
  *  through the queries).  Members may be added at the end. */
 typedef struct fpar_nd_geometry {
-  unsigned dims;
-  size_t global_range[3];
-  /** This work-group's extent: the enqueued one, or less for the last
-   *  group of a dimension the enqueued extent does not divide.  (The
-   *  runtime gives such groups a geometry of their own.) */
+  unsigned dims;          /**< 1, 2 or 3 */
+  size_t global_range[3]; /**< work-items per dimension */
+  /** Work-items of this group per dimension: the enqueued extent, or less
+   *  for the last group of a dimension the enqueued extent does not
+   *  divide.  (The runtime gives such groups a geometry of their own.) */
   size_t local_range[3];
-  size_t group_range[3]; /**< ceil(global_range / enqueued_local_range) */
+  /** Groups per dimension: ceil(global_range / enqueued_local_range). */
+  size_t group_range[3];
   /** Global id of the launch's first work-item (0 without an offset). */
   size_t global_offset[3];
   /** global_offset linearised, which fpar_global_linear_id() subtracts. */
@@ -594,15 +645,15 @@ struct fpar__group_run;
  *  barrier-free group only local_id[0] changes, so running one costs one
  *  store and a call.) */
 struct fpar_item {
-  size_t local_id[3];
-  size_t origin[3];  /* global id of the group's work-item (0,0,0) */
-  size_t row_linear; /* local linear id of work-item (0, y, z) */
-  size_t group_id[3];
-  const fpar_nd_geometry *geometry;
-  struct fpar__group_run *run;
-  unsigned local_calls; /* group-local objects requested so far */
-  unsigned lanes;       /* lane kernels: work-items (x .. x+lanes-1, y, z);
-                           1 for ordinary kernels */
+  size_t local_id[3]; /**< id within the group */
+  size_t origin[3];   /**< global id of the group's work-item (0,0,0) */
+  size_t row_linear;  /**< local linear id of work-item (0, y, z) */
+  size_t group_id[3]; /**< id of the group */
+  const fpar_nd_geometry *geometry; /**< the launch's and group's ranges */
+  struct fpar__group_run *run;      /**< the group's run (the library's) */
+  unsigned local_calls;             /**< group-local objects requested so far */
+  unsigned lanes; /**< lane kernels: work-items (x .. x+lanes-1, y, z);
+                       1 for ordinary kernels */
 };
 
 /** \brief Global id. \param it the work-item. \param dim 0..2.
@@ -701,6 +752,8 @@ FPAR_QUERY size_t fpar_group_linear_id(const fpar_item *it) {
  *         kernel.
  */
 FPAR_EXTERN int(fpar_barrier)(fpar_item *it);
+/** fpar_barrier() naming its own site, "file:line" (see the function).
+ *  \param it the calling work-item. */
 #define fpar_barrier(it) fpar_barrier_at((it), __FILE__ ":" FPAR__STR(__LINE__))
 
 /**
@@ -860,19 +913,19 @@ typedef struct fpar_launch_desc {
   /** sizeof(fpar_launch_desc) in the caller's build, set by
    *  fpar_launch_desc_init() (see fpar_runtime_opts::size). */
   size_t size;
-  const char *name; /**< kernel name for messages (copied); may be NULL */
-  fpar_kernel_fn kernel;
-  fpar_row_fn row; /**< FPAR_DEFINE_ROW runner of kernel, or NULL */
+  const char *name;      /**< kernel name for messages (copied); may be NULL */
+  fpar_kernel_fn kernel; /**< the kernel, or NULL (see def) */
+  fpar_row_fn row;       /**< FPAR_DEFINE_ROW runner of kernel, or NULL */
   /** FPAR_SIMD_WIDTH for a FPAR_DEFINE_LANE_KERNEL kernel
    *  (<fiberpar/simd.h>); 0 otherwise. */
   unsigned lanes;
   fpar_group_fn scoped;       /**< group function of fpar_parallel() */
   fpar_group_fn hierarchical; /**< of fpar_parallel_for_work_group() */
-  void *args;
-  fpar_range global;
-  fpar_range local; /**< FPAR_LOCAL_AUTO lets the runtime choose */
+  void *args;                 /**< passed to every call */
+  fpar_range global;          /**< global range, or number of work groups */
+  fpar_range local;           /**< FPAR_LOCAL_AUTO lets the runtime choose */
   const fpar_local_buffer_desc *local_buffers; /**< copied at submission */
-  unsigned num_local_buffers;
+  unsigned num_local_buffers;                  /**< entries of local_buffers */
   /** Instead of kernel, row and lanes: a kernel defined with its runners
    *  (FPAR_KERNEL...), whose name serves when name is NULL. */
   const fpar_kernel *def;
@@ -896,7 +949,7 @@ typedef struct fpar_launch_desc {
  * \param d the description.
  */
 static inline void fpar_launch_desc_init(fpar_launch_desc *d) {
-  static const fpar_launch_desc defaults = {0};
+  static const fpar_launch_desc defaults = FPAR__ZERO_INIT;
 
   *d = defaults;
   d->size = sizeof *d;

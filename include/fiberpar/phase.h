@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* fiberpar/phase.h - kernels defined together with their runners: the
+/** \file
+ * fiberpar/phase.h - kernels defined together with their runners: the
  * normal spelling of a kernel, and stackless phase kernels.
  *
- * Included by <fiberpar.h>; do not include it on its own.  The lane forms
- * (FPAR_LANE_KERNEL, FPAR_PHASE_LANE_KERNEL) also need <fiberpar/simd.h>.
+ * Part of <fiberpar.h>, which includes it (including it alone brings
+ * <fiberpar.h> too).  The lane forms (FPAR_LANE_KERNEL,
+ * FPAR_PHASE_LANE_KERNEL) also need <fiberpar/simd.h>.
  *
  * FPAR_KERNEL(name, it, args) { ... } defines a kernel and, in the same
  * file, the loop over a row of work-items into which it inlines, and names
@@ -80,9 +82,9 @@
 #ifndef FIBERPAR_PHASE_H
 #define FIBERPAR_PHASE_H
 
-#ifndef FIBERPAR_H
-#error "include <fiberpar.h>, not <fiberpar/phase.h>"
-#endif
+/* Part of <fiberpar.h>, which includes it; included on its own, it brings
+ * the rest of <fiberpar.h>. */
+#include <fiberpar.h>
 
 #ifdef __cplusplus
 extern "C" {

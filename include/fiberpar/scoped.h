@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* fiberpar/scoped.h - group-level programming models: AdaptiveCpp scoped
+/** \file
+ * fiberpar/scoped.h - group-level programming models: AdaptiveCpp scoped
  * parallelism (fpar_parallel, distribute_items/groups, memory_environment),
  * SYCL 1.2.1 hierarchical parallelism (parallel_for_work_group/item,
  * private_memory) and with them OCCA's shared/exclusive memory.
  *
- * Included by <fiberpar.h>; do not include it on its own.
+ * Part of <fiberpar.h>, which includes it (including it alone brings
+ * <fiberpar.h> too).
  *
  * Where C cannot say what C++ says, the plainest C form is used:
  *  - a lambda is a function pointer plus a `void *ctx` handed through;
@@ -31,9 +33,9 @@
 #ifndef FIBERPAR_SCOPED_H
 #define FIBERPAR_SCOPED_H
 
-#ifndef FIBERPAR_H
-#error "include <fiberpar.h>, not <fiberpar/scoped.h>"
-#endif
+/* Part of <fiberpar.h>, which includes it; included on its own, it brings
+ * the rest of <fiberpar.h>. */
+#include <fiberpar.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,28 +51,30 @@ typedef enum fpar_fence_scope {
 /** A group at some nesting level.  The library fills it; read it through
  *  the query functions. */
 struct fpar_group {
-  unsigned dims;
-  fpar_fence_scope scope;
-  size_t id[3];             /* within the parent; work group: in the launch */
-  size_t range[3];          /* groups in the parent; work group: launch */
-  size_t local_range[3];    /* logical items */
-  size_t offset[3];         /* first logical item, within the work group */
-  size_t physical_range[3]; /* physical work-items */
-  size_t global_origin[3];  /* global id of the work group's item 0 */
-  size_t global_range[3];   /* logical items of the launch (hierarchical:
-                               physical work-items) */
-  const fpar_group *parent; /* NULL for the work group */
+  unsigned dims;            /**< 1, 2 or 3 */
+  fpar_fence_scope scope;   /**< what the group is */
+  size_t id[3];             /**< within the parent; work group: in the launch */
+  size_t range[3];          /**< groups in the parent; work group: launch */
+  size_t local_range[3];    /**< logical items */
+  size_t offset[3];         /**< first logical item, within the work group */
+  size_t physical_range[3]; /**< physical work-items */
+  size_t global_origin[3];  /**< global id of the work group's item 0 */
+  size_t global_range[3];   /**< logical items of the launch (hierarchical:
+                                 physical work-items) */
+  const fpar_group *parent; /**< NULL for the work group */
 };
 
 /** A logical work-item (sycl::s_item and, for hierarchical kernels,
  *  sycl::h_item).  Read it through the query functions. */
 typedef struct fpar_s_item {
-  size_t local_id[3];       /* within the innermost group */
-  size_t group_local_id[3]; /* within the work group */
-  size_t global_id[3];
-  size_t physical_id[3];   /* hierarchical: the physical work-item running it */
-  const fpar_group *group; /* the innermost group */
+  size_t local_id[3];       /**< within the innermost group */
+  size_t group_local_id[3]; /**< within the work group */
+  size_t global_id[3];      /**< within the launch */
+  size_t physical_id[3];    /**< hierarchical: the physical work-item running
+                                 it */
+  const fpar_group *group;  /**< the innermost group */
 } fpar_s_item;
+/** A logical work-item of a hierarchical kernel (sycl::h_item). */
 typedef fpar_s_item fpar_h_item;
 
 /** Per-logical-item (scoped) or per-physical-item (hierarchical) memory. */
@@ -388,12 +392,12 @@ typedef enum fpar_mem_kind {
 /** A memory_environment request (require_local_mem /
  *  require_private_mem). */
 typedef struct fpar_mem_request {
-  fpar_mem_kind kind;
-  size_t size;      /**< bytes of one object (an array: all its elements) */
-  size_t align;     /**< power of two up to FPAR_MAX_LOCAL_ALIGN; 0: 16 */
-  const void *init; /**< NULL: uninitialised; else every init_size-byte
-                         element of the object is set to *init */
-  size_t init_size; /**< bytes of *init; must divide size */
+  fpar_mem_kind kind; /**< local or private */
+  size_t size;        /**< bytes of one object (an array: all its elements) */
+  size_t align;       /**< power of two up to FPAR_MAX_LOCAL_ALIGN; 0: 16 */
+  const void *init;   /**< NULL: uninitialised; else every init_size-byte
+                           element of the object is set to *init */
+  size_t init_size;   /**< bytes of *init; must divide size */
 } fpar_mem_request;
 
 /** \brief A local-memory request. \param size bytes.

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fiberpar/simd.h - SIMD lanes: vector types, operations, SLEEF math,
+/** \file
+ * fiberpar/simd.h - SIMD lanes: vector types, operations, SLEEF math,
  * sub-group operations and lane-form kernels.
  *
  * The lane count W (FPAR_SIMD_WIDTH) follows the instruction set of the
@@ -36,14 +37,17 @@
 extern "C" {
 #endif
 
-/* Lane vectors wider than the compiler's vector registers (16 doubles with
- * AVX-512, 4 or 8 doubles without AVX) are passed in memory, and GCC notes
- * the ABI of such arguments.  Only the inline functions here pass them, so
- * the notes say nothing useful; they are reported when the functions are
- * expanded, after the header has been read, so -Wpsabi stays off for the
- * rest of a file that includes <fiberpar/simd.h>. */
+/* GCC's notes on vector ABIs (-Wpsabi) are off inside this header: its
+ * functions are inline and have no ABI. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
+#endif
 
+/** \def FPAR_SIMD_WIDTH
+ *  W, the lanes of every vector type: 16 with AVX-512F, 8 with AVX2, 4
+ *  with SSE2 (x86-64), 1 elsewhere or with FPAR_SIMD_FORCE_SCALAR, chosen
+ *  by the flags of the including file. */
 #if defined(FPAR_SIMD_FORCE_SCALAR)
 #define FPAR_SIMD_WIDTH 1
 #elif defined(__AVX512F__)
@@ -56,33 +60,41 @@ extern "C" {
 #define FPAR_SIMD_WIDTH 1
 #endif
 
-/** W lanes of float, double, int32, uint32; masks are fpar_vi32. */
+/** W lanes of float. */
 typedef float fpar_vf32 __attribute__((vector_size(4 * FPAR_SIMD_WIDTH)));
+/** W lanes of double (two registers' worth). */
 typedef double fpar_vf64 __attribute__((vector_size(8 * FPAR_SIMD_WIDTH)));
+/** W lanes of int32_t. */
 typedef int32_t fpar_vi32 __attribute__((vector_size(4 * FPAR_SIMD_WIDTH)));
+/** W lanes of uint32_t. */
 typedef uint32_t fpar_vu32 __attribute__((vector_size(4 * FPAR_SIMD_WIDTH)));
 typedef int64_t fpar__vi64 __attribute__((vector_size(8 * FPAR_SIMD_WIDTH)));
+/** A mask: an fpar_vi32 whose lanes are -1 (on) or 0 (off). */
 typedef fpar_vi32 fpar_vmask;
 
 #define FPAR__SIMD static inline __attribute__((always_inline))
+
+/* The zero vector of type T.  Compound literals are an extension in C++:
+ * __extension__ keeps -Wpedantic quiet there. */
+#define FPAR__VZERO(T) (__extension__(T){0})
 
 /* ---- Construction, loads and stores ------------------------------------ */
 
 /** \brief Every lane x. \param x the value. \return the vector. */
 FPAR__SIMD fpar_vf32 fpar_vf32_splat(float x) {
-  return x - (fpar_vf32){0};
+  return x - FPAR__VZERO(fpar_vf32);
 }
 /** \brief Every lane x. \param x the value. \return the vector. */
 FPAR__SIMD fpar_vf64 fpar_vf64_splat(double x) {
-  return x - (fpar_vf64){0};
+  return x - FPAR__VZERO(fpar_vf64);
 }
 /** \brief Every lane x. \param x the value. \return the vector. */
 FPAR__SIMD fpar_vi32 fpar_vi32_splat(int32_t x) {
-  return x - (fpar_vi32){0};
+  return x - FPAR__VZERO(fpar_vi32);
 }
 /** \brief Every lane x. \param x the value. \return the vector. */
 FPAR__SIMD fpar_vu32 fpar_vu32_splat(uint32_t x) {
-  return x - (fpar_vu32){0};
+  return x - FPAR__VZERO(fpar_vu32);
 }
 
 /** \brief The lane indices 0, 1, ..., W-1. \return the vector. */
@@ -229,7 +241,7 @@ FPAR__SIMD unsigned fpar_vmask_count(fpar_vmask m) {
   }                                                                            \
   /** \brief |v|. \param v the vector. \return its magnitude. */               \
   FPAR__SIMD T T##_abs(T v) {                                                  \
-    return (T)((I)v & ((I){0} + MAGNITUDE));                                   \
+    return (T)((I)v & (FPAR__VZERO(I) + MAGNITUDE));                           \
   }                                                                            \
   /** \brief Lane-wise fmin. \param a a vector. \param b a vector.             \
    *  \return the minima. */                                                   \
@@ -455,31 +467,56 @@ FPAR_MATH_OPS(FPAR__VM_DECLARE)
 #define FPAR__VF32(name, x, y) FPAR__VM_CALL(name, f32, fpar_vf32, float, x, y)
 #define FPAR__VF64(name, x, y) FPAR__VM_CALL(name, f64, fpar_vf64, double, x, y)
 
-/** Lane-wise math through SLEEF: fpar_vf32_sin(x) ... fpar_vf64_tanh(x),
- *  and fpar_vf32_pow(x, y), fpar_vf64_pow(x, y). */
+/* Lane-wise math through SLEEF: each lane of the result is the function
+ * of the same lanes of the operands, at the accuracy stated at the top of
+ * this header. */
+/** \brief sin(x) in each lane (float). */
 #define fpar_vf32_sin(x) FPAR__VF32(sin, (x), (x))
+/** \brief cos(x) in each lane (float). */
 #define fpar_vf32_cos(x) FPAR__VF32(cos, (x), (x))
+/** \brief tan(x) in each lane (float). */
 #define fpar_vf32_tan(x) FPAR__VF32(tan, (x), (x))
+/** \brief exp(x) in each lane (float). */
 #define fpar_vf32_exp(x) FPAR__VF32(exp, (x), (x))
+/** \brief exp2(x) in each lane (float). */
 #define fpar_vf32_exp2(x) FPAR__VF32(exp2, (x), (x))
+/** \brief log(x) in each lane (float). */
 #define fpar_vf32_log(x) FPAR__VF32(log, (x), (x))
+/** \brief log2(x) in each lane (float). */
 #define fpar_vf32_log2(x) FPAR__VF32(log2, (x), (x))
+/** \brief pow(x, y) in each lane (float). */
 #define fpar_vf32_pow(x, y) FPAR__VF32(pow, (x), (y))
+/** \brief sqrt(x) in each lane (float). */
 #define fpar_vf32_sqrt(x) fpar__vf32_sqrt_inline(x)
+/** \brief 1/sqrt(x) in each lane (float). */
 #define fpar_vf32_rsqrt(x) (1.0f / fpar__vf32_sqrt_inline(x))
+/** \brief erf(x) in each lane (float). */
 #define fpar_vf32_erf(x) FPAR__VF32(erf, (x), (x))
+/** \brief tanh(x) in each lane (float). */
 #define fpar_vf32_tanh(x) FPAR__VF32(tanh, (x), (x))
+/** \brief sin(x) in each lane (double). */
 #define fpar_vf64_sin(x) FPAR__VF64(sin, (x), (x))
+/** \brief cos(x) in each lane (double). */
 #define fpar_vf64_cos(x) FPAR__VF64(cos, (x), (x))
+/** \brief tan(x) in each lane (double). */
 #define fpar_vf64_tan(x) FPAR__VF64(tan, (x), (x))
+/** \brief exp(x) in each lane (double). */
 #define fpar_vf64_exp(x) FPAR__VF64(exp, (x), (x))
+/** \brief exp2(x) in each lane (double). */
 #define fpar_vf64_exp2(x) FPAR__VF64(exp2, (x), (x))
+/** \brief log(x) in each lane (double). */
 #define fpar_vf64_log(x) FPAR__VF64(log, (x), (x))
+/** \brief log2(x) in each lane (double). */
 #define fpar_vf64_log2(x) FPAR__VF64(log2, (x), (x))
+/** \brief pow(x, y) in each lane (double). */
 #define fpar_vf64_pow(x, y) FPAR__VF64(pow, (x), (y))
+/** \brief sqrt(x) in each lane (double). */
 #define fpar_vf64_sqrt(x) FPAR__VF64(sqrt, (x), (x))
+/** \brief 1/sqrt(x) in each lane (double). */
 #define fpar_vf64_rsqrt(x) FPAR__VF64(rsqrt, (x), (x))
+/** \brief erf(x) in each lane (double). */
 #define fpar_vf64_erf(x) FPAR__VF64(erf, (x), (x))
+/** \brief tanh(x) in each lane (double). */
 #define fpar_vf64_tanh(x) FPAR__VF64(tanh, (x), (x))
 
 /* sqrt is exactly rounded in hardware, as SLEEF's u05 sqrt: the inline
@@ -552,7 +589,7 @@ FPAR__SIMD fpar_vi32 fpar_vi32_shuffle(fpar_vi32 v, fpar_vi32 idx) {
   /** \brief Every lane gets v[lane]. \param v the vector.                     \
    *  \param lane 0..W-1. \return the broadcast. */                            \
   FPAR__SIMD T T##_broadcast(T v, unsigned lane) {                             \
-    return v[lane] - (T){0};                                                   \
+    return v[lane] - FPAR__VZERO(T);                                           \
   }                                                                            \
   /** \brief Lane i gets v[i ^ mask]. \param v the vector.                     \
    *  \param mask lane-index bits to flip. \return the exchange. */            \
@@ -575,17 +612,18 @@ FPAR__SIMD fpar_vi32 fpar_vi32_shuffle(fpar_vi32 v, fpar_vi32 idx) {
    *  add 0 and get the running value). \param v the vector.                   \
    *  \param m the mask. \return the scan. */                                  \
   FPAR__SIMD T T##_scan_add(T v, fpar_vmask m) {                               \
-    v = T##_select(m, v, (T){0});                                              \
+    v = T##_select(m, v, FPAR__VZERO(T));                                      \
     for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2)                               \
-      v = ADD(                                                                 \
-          v, T##_select(fpar_vi32_iota() >= d, T##_shuffle_up(v, d), (T){0})); \
+      v = ADD(v, T##_select(fpar_vi32_iota() >= d, T##_shuffle_up(v, d),       \
+                            FPAR__VZERO(T)));                                  \
     return v;                                                                  \
   }                                                                            \
   /** \brief Exclusive prefix sum (lane 0 gets 0). \param v the vector.        \
    *  \param m the mask. \return the scan. */                                  \
   FPAR__SIMD T T##_exscan_add(T v, fpar_vmask m) {                             \
     T s = T##_scan_add(v, m);                                                  \
-    return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1), (T){0});     \
+    return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1),              \
+                      FPAR__VZERO(T));                                         \
   }                                                                            \
   FPAR__SIMD_SCAN(T, E, min, MIN1)                                             \
   FPAR__SIMD_SCAN(T, E, max, MAX1)
@@ -599,7 +637,7 @@ FPAR__SIMD fpar_vi32 fpar_vi32_shuffle(fpar_vi32 v, fpar_vi32 idx) {
   /** \brief Inclusive prefix OP over the lanes that are on.                   \
    *  \param v the vector. \param m the mask. \return the scan. */             \
   FPAR__SIMD T T##_scan_##OP(T v, fpar_vmask m) {                              \
-    T r = T##_splat(T##_reduce_##OP(v, (fpar_vmask){0}));                      \
+    T r = T##_splat(T##_reduce_##OP(v, FPAR__VZERO(fpar_vmask)));              \
     E acc = 0;                                                                 \
     int any = 0;                                                               \
     for (int i = 0; i < FPAR_SIMD_WIDTH; i++) {                                \
@@ -615,7 +653,7 @@ FPAR__SIMD fpar_vi32 fpar_vi32_shuffle(fpar_vi32 v, fpar_vi32 idx) {
   /** \brief Exclusive prefix OP (lane 0 gets the identity).                   \
    *  \param v the vector. \param m the mask. \return the scan. */             \
   FPAR__SIMD T T##_exscan_##OP(T v, fpar_vmask m) {                            \
-    T r = T##_splat(T##_reduce_##OP(v, (fpar_vmask){0}));                      \
+    T r = T##_splat(T##_reduce_##OP(v, FPAR__VZERO(fpar_vmask)));              \
     E acc = 0;                                                                 \
     int any = 0;                                                               \
     for (int i = 0; i < FPAR_SIMD_WIDTH; i++) {                                \
@@ -800,6 +838,22 @@ fpar_parallel_for_work_item_lanes(fpar_group *g, fpar_lane_fn fn, void *ctx) {
   fpar__lane_call c = {fn, ctx};
   fpar_parallel_for_work_item_rows(g, fpar__lane_call_row, &c);
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+/* Where W doubles are wider than the vector registers (8 with AVX2 but not
+ * AVX-512F, 4 without AVX), GCC notes once per file that returning an
+ * fpar_vf64 "changes the ABI": a note on the inline functions above, which
+ * GCC reports after the header, at a place in the including file, where
+ * the pragma above cannot reach it (it is emitted when the functions are
+ * compiled into their callers).  Only in those builds, the note stays off
+ * for the rest of the including file, so that -Werror builds of lane code
+ * keep working; elsewhere -Wpsabi is the includer's. */
+#if FPAR_SIMD_WIDTH == 8 && !defined(__AVX512F__) ||                           \
+    FPAR_SIMD_WIDTH == 4 && !defined(__AVX__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+#endif
 
 #ifdef __cplusplus
 }

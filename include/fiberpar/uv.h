@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* fiberpar/uv.h - wake a libuv event loop when a launch completes.
+/** \file
+ * fiberpar/uv.h - wake a libuv event loop when a launch completes.
  *
  * Include after (or instead of) <fiberpar.h> in code that runs a uv_loop_t.
+ * It includes <uv.h>, which needs the POSIX types (pthread_rwlock_t...):
+ * in strict ISO C (-std=c11) define _POSIX_C_SOURCE=200809L (or
+ * _GNU_SOURCE) before any system header, as every user of libuv does (g++
+ * and -std=gnu11 define them already).
  */
 #ifndef FIBERPAR_UV_H
 #define FIBERPAR_UV_H

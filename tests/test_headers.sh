@@ -1,0 +1,106 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test_headers.sh - every installed header compiles on its own and all of
+# them together, warning-free under -Wall -Wextra -Wpedantic -Werror, as
+# C11 (ISO and GNU) and as C++17, at each SIMD width <fiberpar/simd.h> can
+# pick from the includer's flags: baseline x86-64 (SSE2), -mavx2 -mfma,
+# -mavx512f, and one lane (-DFPAR_SIMD_FORCE_SCALAR).  A lane kernel that
+# uses the vector types and math is compiled the same way.  Strict ISO C
+# gets _POSIX_C_SOURCE, which libuv's <uv.h> needs (see <fiberpar/uv.h>).
+# GCC's notes (not warnings) that the ABI of passing wide vectors "changed
+# in GCC 4.6" are allowed: only -Wno-psabi on the command line hides them.
+# Skipped (exit 77) without g++ or when the C compiler is not GCC.
+src=${srcdir:-.}
+cc=${CC:-cc}
+cxx=${CXX:-g++}
+command -v "$cxx" >/dev/null 2>&1 || { echo "SKIP: no $cxx"; exit 77; }
+case $($cc --version 2>/dev/null | head -n 1) in
+*clang* | "") echo "SKIP: $cc is not GCC"; exit 77 ;;
+esac
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fiberpar-headers.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+warn="-Wall -Wextra -Wpedantic -Werror"
+headers="fiberpar.h"
+for h in "$src"/include/fiberpar/*.h; do
+  headers="$headers fiberpar/${h##*/}"
+done
+
+# A lane kernel using what simd.h offers, with double lanes (the widest
+# vectors) and SLEEF math.
+cat >"$tmp/lanes.inc" <<'EOS'
+#include <fiberpar.h>
+#include <fiberpar/simd.h>
+typedef struct lanes_args { const float *x; double *y; } lanes_args;
+FPAR_LANE_KERNEL(lanes_kernel, lk, p) {
+  lanes_args *a = (lanes_args *)p;
+  fpar_vf32 v = fpar_vf32_load_mask(a->x + lk->global_first, lk->mask);
+  v = fpar_vf32_sin(v) + fpar_vf32_sqrt(v) + fpar_vf32_scan_add(v, lk->mask);
+  fpar_vf64 d = fpar_vf64_from_vf32(v);
+  d = fpar_vf64_fma(fpar_vf64_exp(d), fpar_vf64_splat(2.0), fpar_vf64_abs(d));
+  fpar_vf64_store_mask(a->y + lk->global_first, d, lk->mask);
+  a->y[0] += (double)fpar_sub_group_reduce_add_f32(lk, v);
+}
+const fpar_kernel *lanes_get(void);
+const fpar_kernel *lanes_get(void) { return &lanes_kernel; }
+EOS
+
+fail=0
+n=0
+compile() { # compile LABEL COMPILER FLAGS... < source
+  label=$1
+  shift
+  out=$("$@" -I"$src/include" -c -o "$tmp/t.o" 2>&1)
+  status=$?
+  n=$((n + 1))
+  if [ $status != 0 ] || [ ! -f "$tmp/t.o" ] ||
+    echo "$out" | grep -q -e 'warning:' -e 'error:'; then
+    echo "FAIL: $label: $*"
+    echo "$out" | head -n 8
+    fail=1
+  fi
+  rm -f "$tmp/t.o"
+}
+
+for isa in "" "-mavx2 -mfma" "-mavx512f" "-DFPAR_SIMD_FORCE_SCALAR"; do
+  for lang in c11 gnu11 c++17; do
+    case $lang in
+    c++17) set -- "$cxx" -x c++ -std=c++17 ;;
+    c11) set -- "$cc" -x c -std=c11 -D_POSIX_C_SOURCE=200809L ;;
+    *) set -- "$cc" -x c -std=$lang ;;
+    esac
+    all=
+    for h in $headers; do
+      all="$all#include <$h>
+"
+      printf '#include <%s>\n' "$h" >"$tmp/t.src"
+      compile "<$h> alone, $lang $isa" "$@" $warn $isa -O2 "$tmp/t.src" \
+        </dev/null
+    done
+    printf '%s' "$all" >"$tmp/t.src"
+    compile "all headers, $lang $isa" "$@" $warn $isa -O2 "$tmp/t.src"
+    # The lane kernel (not under C++ with AVX-512, where GCC 12's own
+    # <avx512fintrin.h> warns of its _mm512_undefined values, GCC bug
+    # 105593).
+    case "$lang $isa" in
+    "c++17 -mavx512f") ;;
+    *) cp "$tmp/lanes.inc" "$tmp/t.src"
+       compile "lane kernel, $lang $isa" "$@" $warn $isa -O2 "$tmp/t.src" ;;
+    esac
+  done
+done
+# -Wpsabi stays the includer's where the header's notes do not reach it:
+# a function of the includer's that returns a 32-byte vector without AVX
+# still draws GCC's note.
+cat >"$tmp/t.src" <<'EOS'
+#include <fiberpar/simd.h>
+typedef double user_v4d __attribute__((vector_size(32)));
+user_v4d user_twice(user_v4d v);
+user_v4d user_twice(user_v4d v) { return v + v; }
+EOS
+"$cc" -x c -std=gnu11 -DFPAR_SIMD_FORCE_SCALAR -mno-avx -I"$src/include" \
+  -c -o "$tmp/t.o" "$tmp/t.src" 2>&1 | grep -q 'Wpsabi' ||
+  { echo "FAIL: <fiberpar/simd.h> turns -Wpsabi off for the includer"; fail=1; }
+
+[ $fail = 0 ] && echo "PASS: $n compilations without a warning"
+exit $fail
