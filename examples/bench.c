@@ -453,6 +453,97 @@ static void bench_launch(void) {
   fpar_runtime_destroy(rt);
 }
 
+/* ---- ranges: non-uniform work-groups against uniform ones ---------------- */
+
+/* Launch a description and wait for it. */
+static void run_desc(fpar_queue *q, const fpar_launch_desc *d) {
+  fpar_event *ev;
+
+  check(fpar_launch(q, d, &ev), "submit");
+  if (fpar_event_wait(ev) != 0) {
+    fprintf(stderr, "bench: kernel failed: %s\n", fpar_event_error(ev));
+    exit(1);
+  }
+  fpar_event_release(ev);
+}
+
+/* Times per work-item (or per launch) of the two sides, alternated rep by
+ * rep; `scale` turns the non-uniform side's times into the uniform side's
+ * number of work-items. */
+static void bench_ranges_pair(fpar_queue *q, fpar_launch_desc *uni,
+                              fpar_launch_desc *non, int launches, double scale,
+                              const char *what, double bytes) {
+  double tu[REPS], tn[REPS];
+  bench_stat u, n;
+  char label[80];
+
+  for (int r = -1; r < REPS; r++) {
+    double t0 = bench_now(), t1;
+    for (int i = 0; i < launches; i++)
+      run_desc(q, uni);
+    t1 = bench_now();
+    for (int i = 0; i < launches; i++)
+      run_desc(q, non);
+    if (r >= 0) {
+      tu[r] = t1 - t0;
+      tn[r] = (bench_now() - t1) * scale;
+    }
+  }
+  if (bytes > 0) {
+    snprintf(label, sizeof label, "ranges %s uniform (GB/s)", what);
+    u = bench_report_rate(label, tu, REPS, bytes, "GB/s");
+    snprintf(label, sizeof label, "ranges %s non-uniform (GB/s)", what);
+    n = bench_report_rate(label, tn, REPS, bytes, "GB/s");
+  } else {
+    snprintf(label, sizeof label, "ranges %s uniform (ns/launch)", what);
+    u = bench_report_ns(label, tu, REPS, launches);
+    snprintf(label, sizeof label, "ranges %s non-uniform (ns/launch)", what);
+    n = bench_report_ns(label, tn, REPS, launches);
+  }
+  snprintf(label, sizeof label, "ranges %s: non-uniform vs uniform", what);
+  bench_report_ratio(label, n, u, 0.95);
+}
+
+/* A launch whose last work-group is smaller costs what a uniform launch
+ * of the same work costs: saxpy over 2^24 work-items in groups of 4096
+ * against 2^24 - 1000 (the last group 3096), and an empty launch of
+ * 128 = 2 x 64 work-items against 127 (the last group 63). */
+static void bench_ranges(void) {
+  const size_t n = (size_t)1 << 24, n2 = n - 1000;
+  fpar_runtime *rt = make_runtime(0, FPAR_FPENV_DEFAULT);
+  float *x = malloc(n * 4), *y = malloc(n * 4), *z = malloc(n * 4);
+  saxpy_args sa = {1.0001f, x, y, z};
+  fpar_launch_desc uni, non;
+  fpar_queue *q;
+
+  check(fpar_queue_create(rt, 0, &q), "queue");
+  printf("# ranges: %u workers\n", fpar_runtime_num_threads(rt));
+  for (size_t i = 0; i < n; i++) {
+    x[i] = (float)(i % 1000) * 0.001f;
+    y[i] = 1.0f;
+  }
+  fpar_launch_desc_init(&uni);
+  uni.def = &saxpy_kernel;
+  uni.args = &sa;
+  uni.global = fpar_range1(n);
+  uni.local = fpar_range1(4096);
+  non = uni;
+  non.global = fpar_range1(n2);
+  bench_ranges_pair(q, &uni, &non, 1, (double)n / n2, "saxpy 2^24, 4096",
+                    12.0 * (double)n / 1e9);
+  uni.def = NULL;
+  uni.kernel = empty_kernel;
+  uni.args = NULL;
+  uni.global = fpar_range1(128);
+  uni.local = fpar_range1(64);
+  non = uni;
+  non.global = fpar_range1(127);
+  bench_ranges_pair(q, &uni, &non, 20000, 1.0, "empty launch 128, 64", 0);
+  free(x), free(y), free(z);
+  fpar_queue_destroy(q);
+  fpar_runtime_destroy(rt);
+}
+
 /* ---- memory: resident memory of a 1024-fiber group ----------------------- */
 
 static void touch_barrier_kernel(fpar_item *it, void *p) {
@@ -1287,7 +1378,7 @@ int main(int argc, char **argv) {
   } sections[] = {{"barrier", bench_barrier}, {"free", bench_free},
                   {"launch", bench_launch},   {"memory", bench_memory},
                   {"scoped", bench_scoped},   {"lanes", bench_lanes},
-                  {"phase", bench_phase}};
+                  {"phase", bench_phase},     {"ranges", bench_ranges}};
   size_t i;
   int a;
 

@@ -619,12 +619,23 @@ typedef struct fpar_item fpar_item;
 /** A kernel: called once per work-item. */
 typedef void (*fpar_kernel_fn)(fpar_item *it, void *args);
 
-/** Geometry shared by all work-items of a launch (read-only). */
+/** Geometry of a launch as its work-items see it (read-only; read it
+ *  through the queries).  Members may be added at the end. */
 typedef struct fpar_nd_geometry {
   unsigned dims;          /**< 1, 2 or 3 */
   size_t global_range[3]; /**< work-items per dimension */
-  size_t local_range[3];  /**< work-items of a group per dimension */
-  size_t group_range[3];  /**< groups per dimension */
+  /** Work-items of this group per dimension: the enqueued extent, or less
+   *  for the last group of a dimension the enqueued extent does not
+   *  divide.  (The runtime gives such groups a geometry of their own.) */
+  size_t local_range[3];
+  /** Groups per dimension: ceil(global_range / enqueued_local_range). */
+  size_t group_range[3];
+  /** Global id of the launch's first work-item (0 without an offset). */
+  size_t global_offset[3];
+  /** global_offset linearised, which fpar_global_linear_id() subtracts. */
+  size_t offset_linear;
+  /** The work-group extent the launch asked for. */
+  size_t enqueued_local_range[3];
 } fpar_nd_geometry;
 
 struct fpar__group_run;
@@ -638,7 +649,7 @@ struct fpar_item {
   size_t origin[3];   /**< global id of the group's work-item (0,0,0) */
   size_t row_linear;  /**< local linear id of work-item (0, y, z) */
   size_t group_id[3]; /**< id of the group */
-  const fpar_nd_geometry *geometry; /**< the launch's ranges */
+  const fpar_nd_geometry *geometry; /**< the launch's and group's ranges */
   struct fpar__group_run *run;      /**< the group's run (the library's) */
   unsigned local_calls;             /**< group-local objects requested so far */
   unsigned lanes; /**< lane kernels: work-items (x .. x+lanes-1, y, z);
@@ -665,27 +676,47 @@ FPAR_QUERY size_t fpar_group_id(const fpar_item *it, unsigned dim) {
 FPAR_QUERY size_t fpar_global_range(const fpar_item *it, unsigned dim) {
   return dim < 3 ? it->geometry->global_range[dim] : 1;
 }
-/** \brief Work-group extent. \param it the work-item. \param dim 0..2.
+/** \brief Extent of this work-group (OpenCL get_local_size): the
+ *  enqueued extent, or less in the last group of a dimension whose global
+ *  extent it does not divide (see fpar_launch()).
+ *  \param it the work-item. \param dim 0..2.
  *  \return the extent, 1 for dim beyond the range. */
 FPAR_QUERY size_t fpar_local_range(const fpar_item *it, unsigned dim) {
   return dim < 3 ? it->geometry->local_range[dim] : 1;
 }
-/** \brief Number of work-groups. \param it the work-item. \param dim 0..2.
+/** \brief Work-group extent the launch asked for (OpenCL
+ *  get_enqueued_local_size): fpar_local_range() of every group but the
+ *  smaller last ones.  \param it the work-item. \param dim 0..2.
+ *  \return the extent, 1 for dim beyond the range. */
+FPAR_QUERY size_t fpar_enqueued_local_range(const fpar_item *it, unsigned dim) {
+  return dim < 3 ? it->geometry->enqueued_local_range[dim] : 1;
+}
+/** \brief Number of work-groups: the global extent divided by the
+ *  enqueued one, rounded up. \param it the work-item. \param dim 0..2.
  *  \return the count, 1 for dim beyond the range. */
 FPAR_QUERY size_t fpar_group_range(const fpar_item *it, unsigned dim) {
   return dim < 3 ? it->geometry->group_range[dim] : 1;
+}
+/** \brief Global id of the launch's first work-item (OpenCL
+ *  get_global_offset; fpar_launch_desc::global_offset).
+ *  \param it the work-item. \param dim 0..2.
+ *  \return the offset, 0 for dim beyond the range. */
+FPAR_QUERY size_t fpar_global_offset(const fpar_item *it, unsigned dim) {
+  return dim < 3 ? it->geometry->global_offset[dim] : 0;
 }
 /** \brief Number of dimensions of the launch. \param it the work-item.
  *  \return 1, 2 or 3. */
 FPAR_QUERY unsigned fpar_work_dim(const fpar_item *it) {
   return it->geometry->dims;
 }
-/** \brief Linear global id (dimension 0 fastest). \param it the work-item.
- *  \return the id. */
+/** \brief Linear global id (dimension 0 fastest) of the global id less
+ *  the launch's offset, as OpenCL 2.0: 0 .. global volume - 1.
+ *  \param it the work-item. \return the id. */
 FPAR_QUERY size_t fpar_global_linear_id(const fpar_item *it) {
   const size_t *r = it->geometry->global_range;
   return fpar_global_id(it, 0) +
-         r[0] * (fpar_global_id(it, 1) + r[1] * fpar_global_id(it, 2));
+         r[0] * (fpar_global_id(it, 1) + r[1] * fpar_global_id(it, 2)) -
+         it->geometry->offset_linear;
 }
 /** \brief Linear id within the group. \param it the work-item.
  *  \return the id. */
@@ -864,6 +895,15 @@ typedef enum fpar_phase_mode {
                                stack poisoned, no inlining */
 } fpar_phase_mode;
 
+/** fpar_launch_desc::flags. */
+enum fpar_launch_flags {
+  /** Refuse (FPAR_ENONDIV) a local range that does not divide the global
+   *  range, instead of running smaller last groups: OpenCL's
+   *  -cl-uniform-work-group-size, SYCL's nd_range rule (which
+   *  fpar_parallel_for() keeps). */
+  FPAR_LAUNCH_UNIFORM = 1u << 0
+};
+
 /** A full launch description.  Exactly one of def, kernel, scoped and
  *  hierarchical is set.  For a kernel, global and local are the nd_range;
  *  for a scoped or hierarchical group function, global is the number of
@@ -890,6 +930,17 @@ typedef struct fpar_launch_desc {
    *  (FPAR_KERNEL...), whose name serves when name is NULL. */
   const fpar_kernel *def;
   fpar_phase_mode phase_mode; /**< for a phase kernel def only */
+  /** Global id of the first work-item in each dimension, OpenCL's
+   *  global_work_offset and SYCL 1.2.1's nd_range offset: the work-items
+   *  are global_offset .. global_offset + global - 1, as fpar_global_id()
+   *  reports them (fpar_global_linear_id() still counts from 0).  0 beyond
+   *  the global range's dimensions; all 0 (no offset) for scoped and
+   *  hierarchical launches.  A caller whose description is older than
+   *  this member launches without an offset. */
+  size_t global_offset[3];
+  /** FPAR_LAUNCH_* bits; a caller whose description is older than this
+   *  member gets FPAR_LAUNCH_UNIFORM, the rule it was built with. */
+  unsigned flags;
 } fpar_launch_desc;
 
 /**
@@ -906,6 +957,23 @@ static inline void fpar_launch_desc_init(fpar_launch_desc *d) {
 
 /**
  * \brief Submit an nd_range launch described by \p d; returns at once.
+ *
+ * Work-group sizes (the rule of OpenCL 2.0, which PoCL and DPC++ follow):
+ * an explicit local range need not divide the global range.  The groups
+ * are then ceil(global / local) per dimension, and the last group of a
+ * dimension that does not divide is smaller: fpar_local_range() gives its
+ * size, fpar_enqueued_local_range() the size asked for.  Such a group
+ * runs fewer work-items (fewer fibers; its barriers wait for those only);
+ * its launch-time local buffers keep the enqueued group's size.  With
+ * FPAR_LAUNCH_UNIFORM in d->flags a non-dividing local range fails with
+ * FPAR_ENONDIV instead, as fpar_parallel_for() and
+ * fpar_parallel_for_kernel() always do: they are SYCL's nd_range, whose
+ * local range must divide, so a launch through them always has groups of
+ * one size.  A local range chosen by the runtime (FPAR_LOCAL_AUTO) always
+ * divides.  The default is OpenCL's because fpar_launch() is the OpenCL
+ * form (launch-time local buffers, offsets) and kernels written for
+ * OpenCL 2.0 size their loops by fpar_local_range(); kernels that assume
+ * equal groups ask for them.
  * \param q the queue.
  * \param d the description.
  * \param ev receives an event the caller must release, or NULL.
@@ -919,6 +987,10 @@ FPAR_EXTERN int fpar_launch(fpar_queue *q, const fpar_launch_desc *d,
 /**
  * \brief Submit kernel(it, args) for every work-item of \p global, in
  *        work-groups of \p local; returns at once.
+ *
+ * As SYCL's nd_range: all groups have the size \p local, which must divide
+ * \p global (else FPAR_ENONDIV), and there is no offset; fpar_launch()
+ * offers offsets and smaller last groups.
  * \param q the queue.
  * \param global the global range.
  * \param local the work-group range, or FPAR_LOCAL_AUTO.

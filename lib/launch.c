@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* launch.c - nd_range launches: checking a description and submitting it. */
+#include <stddef.h>
 #include <string.h>
 
 #include "lib/env.h"
@@ -66,15 +67,25 @@ static int fpar__launch_local_buffers(fpar__launch_spec *l,
 }
 
 static void fpar__launch_geometry(fpar__launch_spec *l, const fpar_range *g,
-                                  const fpar_range *lr) {
+                                  const fpar_range *lr,
+                                  const size_t offset[3]) {
   unsigned d;
 
   l->geo.dims = g->dims;
+  l->nonuniform = 0;
   for (d = 0; d < 3; d++) {
     l->geo.global_range[d] = g->size[d];
     l->geo.local_range[d] = lr->size[d];
-    l->geo.group_range[d] = g->size[d] / lr->size[d];
+    l->geo.enqueued_local_range[d] = lr->size[d];
+    l->geo.group_range[d] =
+        g->size[d] / lr->size[d] + (g->size[d] % lr->size[d] != 0);
+    l->geo.global_offset[d] = offset[d];
+    l->nonuniform |= g->size[d] % lr->size[d] != 0;
   }
+  /* Wraps around like the sum fpar_global_linear_id() subtracts it from,
+   * so the difference is exact. */
+  l->geo.offset_linear =
+      offset[0] + g->size[0] * (offset[1] + g->size[1] * offset[2]);
   l->group_size = fpar__range_volume(lr);
   l->num_groups =
       l->geo.group_range[0] * l->geo.group_range[1] * l->geo.group_range[2];
@@ -227,6 +238,14 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *given, fpar_event **ev) {
           0 ||
       (err = fpar__runtime_usable(q->rt, "fpar_launch")) != 0)
     return err;
+  /* A caller built before flags existed was promised uniform groups. */
+  if (given->size < offsetof(fpar_launch_desc, flags) + sizeof desc.flags)
+    desc.flags = FPAR_LAUNCH_UNIFORM;
+  if ((desc.flags & ~(unsigned)FPAR_LAUNCH_UNIFORM) != 0)
+    return fpar__set_error(FPAR_EINVAL,
+                           "launch '%s': flags 0x%x has bits that are no "
+                           "FPAR_LAUNCH_* flag",
+                           desc.name ? desc.name : "(unnamed)", desc.flags);
   if (d->def != NULL) {
     if ((err = fpar__launch_def(d, &from_def)) != 0)
       return err;
@@ -243,13 +262,21 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *given, fpar_event **ev) {
   cfg = &q->rt->cfg;
   global = d->global;
   local = d->local;
-  if (model != FPAR__ND_RANGE)
+  if (model != FPAR__ND_RANGE) {
+    if (d->global_offset[0] | d->global_offset[1] | d->global_offset[2])
+      return fpar__set_error(FPAR_EINVAL,
+                             "launch '%s': global_offset is for nd_range "
+                             "kernels; a scoped or hierarchical launch "
+                             "counts its groups from 0",
+                             d->name ? d->name : "(unnamed)");
     err = fpar__launch_group_shape(d, cfg, &global, &local);
-  else if ((err = fpar__range_check(&global, "the global range")) == 0)
+  } else if ((err = fpar__range_check(&global, "the global range")) == 0 &&
+             (err = fpar__range_check_offset(&global, d->global_offset)) == 0)
     err = fpar__range_resolve_local(&global, &local,
                                     d->row != NULL ? FPAR__AUTO_GROUP_ROWS
                                                    : FPAR__AUTO_GROUP,
-                                    cfg->max_group_size, cfg->num_threads);
+                                    cfg->max_group_size, cfg->num_threads,
+                                    (d->flags & FPAR_LAUNCH_UNIFORM) != 0);
   if (err != 0)
     return err;
   memset(&spec, 0, sizeof spec);
@@ -260,11 +287,8 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *given, fpar_event **ev) {
   spec.group_fn = model == FPAR__SCOPED ? d->scoped : d->hierarchical;
   spec.subgroup_size = cfg->subgroup_size;
   spec.args = d->args;
-  fpar__launch_geometry(&spec, &global, &local);
-  /* A lane kernel runs once per sub-group of `lanes` work-items along
-   * dimension 0, the last one of a row masked. */
-  spec.group_fibers = (local.size[0] + spec.lanes - 1) / spec.lanes *
-                      local.size[1] * local.size[2];
+  fpar__launch_geometry(&spec, &global, &local, d->global_offset);
+  spec.group_fibers = fpar__group_calls(local.size, spec.lanes);
   for (k = 0; k < 3; k++)
     spec.physical_size[k] = model == FPAR__HIERARCHICAL ? local.size[k] : 1;
   if ((err = fpar__launch_local_buffers(&spec, d, cfg->local_mem_size)) != 0 ||
@@ -287,6 +311,7 @@ static int fpar__launch_range(fpar_queue *q, fpar_range global,
   d.args = args;
   d.global = global;
   d.local = local;
+  d.flags = FPAR_LAUNCH_UNIFORM; /* SYCL's nd_range */
   return fpar_launch(q, &d, ev);
 }
 

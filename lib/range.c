@@ -28,6 +28,27 @@ int fpar__range_check(fpar_range *g, const char *what) {
   return 0;
 }
 
+int fpar__range_check_offset(const fpar_range *g, const size_t offset[3]) {
+  size_t end;
+  unsigned d;
+
+  if ((offset[0] | offset[1] | offset[2]) == 0)
+    return 0; /* the usual launch: nothing can overflow */
+  for (d = 0; d < 3; d++) {
+    if (d >= g->dims && offset[d] != 0)
+      return fpar__set_error(FPAR_EINVAL,
+                             "global_offset[%u] is %zu but the global range "
+                             "has %u dimensions",
+                             d, offset[d], g->dims);
+    if (__builtin_add_overflow(offset[d], g->size[d], &end))
+      return fpar__set_error(FPAR_EINVAL,
+                             "global_offset[%u] %zu + global range %zu "
+                             "exceeds SIZE_MAX",
+                             d, offset[d], g->size[d]);
+  }
+  return 0;
+}
+
 /* Largest divisor of n that is at most cap (cap >= 1). */
 static size_t fpar__largest_divisor(size_t n, size_t cap) {
   size_t d;
@@ -60,7 +81,7 @@ static void fpar__range_choose_local(const fpar_range *g, fpar_range *l,
 
 int fpar__range_resolve_local(const fpar_range *g, fpar_range *l,
                               size_t preferred, size_t max_group,
-                              unsigned num_workers) {
+                              unsigned num_workers, int uniform) {
   unsigned n = l->dims >= 1 && l->dims <= 3 ? l->dims : 3, d;
   size_t volume = 1;
 
@@ -83,12 +104,15 @@ int fpar__range_resolve_local(const fpar_range *g, fpar_range *l,
                              "the local range is empty in dimension %u (use "
                              "FPAR_LOCAL_AUTO to let the runtime choose)",
                              d);
-    if (g->size[d] % l->size[d] != 0)
+    if (uniform && g->size[d] % l->size[d] != 0)
       return fpar__set_error(FPAR_ENONDIV,
                              "global range %zu is not divisible by local "
-                             "range %zu in dimension %u",
+                             "range %zu in dimension %u (the launch asks "
+                             "for uniform work-groups: fpar_parallel_for() "
+                             "or FPAR_LAUNCH_UNIFORM)",
                              g->size[d], l->size[d], d);
-    volume *= l->size[d]; /* cannot overflow: each divides the global */
+    if (__builtin_mul_overflow(volume, l->size[d], &volume))
+      volume = SIZE_MAX;
   }
   if (volume > max_group)
     return fpar__set_error(FPAR_EGROUPSIZE,

@@ -89,7 +89,7 @@ fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
       return 0;
   }
   if (g->cur != 0 && !fpar__same_site(g->site, site))
-    fpar__barrier_mismatch(w, fpar__fiber_first_item(w->launch, g->cur), site);
+    fpar__barrier_mismatch(w, fpar__fiber_first_item(w, g->cur), site);
   g->site = site;
   /* The last arrival checks the state the group's fibers share (the end
    * of the group is checked by the runner). */

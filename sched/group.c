@@ -24,12 +24,18 @@
 #include "sched/copystack.h"
 #include "sched/group.h"
 
-/* Work-items a kernel call starting at local x covers: the launch's lanes
- * (1 for ordinary kernels), fewer at the end of a row. */
-static inline unsigned fpar__lanes_at(const fpar__launch *l, size_t x) {
-  size_t left = l->spec.geo.local_range[0] - x;
+/* Work-items a kernel call starting at local x of a row of row_size
+ * covers: `lanes` (1 for ordinary kernels), fewer at the end of the row. */
+static inline unsigned fpar__lanes_left(size_t row_size, unsigned lanes,
+                                        size_t x) {
+  size_t left = row_size - x;
 
-  return left < l->spec.lanes ? (unsigned)left : l->spec.lanes;
+  return left < lanes ? (unsigned)left : lanes;
+}
+
+/* The same in the running group. */
+static inline unsigned fpar__lanes_at(const fpar__worker *w, size_t x) {
+  return fpar__lanes_left(w->run.geo->local_range[0], w->launch->spec.lanes, x);
 }
 
 /* Work-item 0 of the running group. */
@@ -41,13 +47,14 @@ static void fpar__item_begin(fpar_item *it, fpar__worker *w) {
   for (d = 0; d < 3; d++) {
     it->group_id[d] = g->group_id[d];
     it->local_id[d] = 0;
-    it->origin[d] = g->group_id[d] * l->spec.geo.local_range[d];
+    it->origin[d] = l->spec.geo.global_offset[d] +
+                    g->group_id[d] * l->spec.geo.local_range[d];
   }
   it->row_linear = 0;
-  it->geometry = &l->spec.geo;
+  it->geometry = g->geo;
   it->run = &w->run;
   it->local_calls = 0;
-  it->lanes = fpar__lanes_at(l, 0);
+  it->lanes = fpar__lanes_at(w, 0);
 }
 
 /* Advance the local id of a call's first work-item by `step` (the lanes of
@@ -101,7 +108,7 @@ static void fpar__item_exit(fpar__worker *w) {
   if (i == 0)
     g->site = FPAR__SITE_EXIT;
   else if (g->site != FPAR__SITE_EXIT)
-    fpar__exit_mismatch(w, fpar__fiber_first_item(w->launch, i));
+    fpar__exit_mismatch(w, fpar__fiber_first_item(w, i));
   if (i != 0 && g->fibers == FPAR__FIBERS_COPIED)
     fpar__copystack_vacate(&w->copy);
   fpar__group_pass_on(w, i == 0 || fpar__group_parks(g) ? &g->ctx[i]
@@ -122,9 +129,9 @@ static void fpar__fiber_main(void *arg) {
     const fpar__launch *l = w->launch;
     it = *g->loop_item;
     it.local_calls = 0;
-    fpar__item_set_local(&it, g->start_id, l->spec.geo.local_range);
-    it.lanes = fpar__lanes_at(l, g->start_id[0]);
-    fpar__next_local_id(g->start_id, l->spec.geo.local_range, l->spec.lanes);
+    fpar__item_set_local(&it, g->start_id, g->geo->local_range);
+    it.lanes = fpar__lanes_at(w, g->start_id[0]);
+    fpar__next_local_id(g->start_id, g->geo->local_range, l->spec.lanes);
     l->spec.kernel(&it, l->spec.args);
     fpar__item_exit(w);
   }
@@ -133,22 +140,23 @@ static void fpar__fiber_main(void *arg) {
 void fpar__describe_running(const fpar__worker *w, char *buf, size_t len) {
   const fpar__launch *l = w->launch;
   const fpar__group_run *g = &w->run;
-  size_t first, fiber, lr0 = l->spec.geo.local_range[0];
+  size_t first, fiber, lr0;
   unsigned n;
 
   if (l->spec.model == FPAR__SCOPED || l->spec.model == FPAR__HIERARCHICAL) {
     snprintf(buf, len, "the group function");
     return;
   }
+  lr0 = g->geo->local_range[0];
   if (g->fibers) {
     fiber = g->cur;
-    first = fpar__fiber_first_item(l, fiber);
+    first = fpar__fiber_first_item(w, fiber);
   } else {
     first = g->loop_item != NULL ? fpar_local_linear_id(g->loop_item) : 0;
     fiber = first / lr0 * ((lr0 + l->spec.lanes - 1) / l->spec.lanes) +
             first % lr0 / l->spec.lanes;
   }
-  n = fpar__lanes_at(l, first % lr0);
+  n = fpar__lanes_at(w, first % lr0);
   if (l->spec.lanes > 1)
     snprintf(buf, len, "work-items %zu-%zu (sub-group %zu)", first,
              first + n - 1, fiber);
@@ -190,7 +198,7 @@ void fpar__group_promote(fpar__worker *w) {
     }
   }
   g->start_id[0] = g->start_id[1] = g->start_id[2] = 0;
-  fpar__next_local_id(g->start_id, l->spec.geo.local_range, l->spec.lanes);
+  fpar__next_local_id(g->start_id, g->geo->local_range, l->spec.lanes);
   g->cur = 0;
   g->fibers = copied ? FPAR__FIBERS_COPIED : FPAR__FIBERS_OWN;
 }
@@ -199,11 +207,13 @@ void fpar__group_promote(fpar__worker *w) {
  * barrier: a plain loop, one call of the launch's row runner per row, or
  * one call per sub-group of a lane kernel.  (A barrier reached now is
  * divergence and ends the group.) */
-static void fpar__run_loop(const fpar__launch *l, fpar_item *it) {
-  const size_t *lr = l->spec.geo.local_range;
+static void fpar__run_loop(fpar__worker *w, fpar_item *it) {
+  const fpar__launch *l = w->launch;
+  const size_t *lr = w->run.geo->local_range;
   fpar_kernel_fn kernel = l->spec.kernel;
   fpar_row_fn row = l->spec.row;
   void *args = l->spec.args;
+  unsigned lanes = l->spec.lanes;
   size_t x, y, z, x0 = it->lanes;
 
   /* The item escapes into the kernel, so its fields live in memory: only
@@ -220,10 +230,10 @@ static void fpar__run_loop(const fpar__launch *l, fpar_item *it) {
         row(it, args, lr[0]);
         continue;
       }
-      for (x = x0; x < lr[0]; x += l->spec.lanes) {
+      for (x = x0; x < lr[0]; x += lanes) {
         it->local_id[0] = x;
-        if (l->spec.lanes > 1)
-          it->lanes = fpar__lanes_at(l, x);
+        if (lanes > 1)
+          it->lanes = fpar__lanes_left(lr[0], lanes, x);
         if (__builtin_expect(it->local_calls != 0, 0))
           it->local_calls = 0;
         kernel(it, args);
@@ -232,12 +242,38 @@ static void fpar__run_loop(const fpar__launch *l, fpar_item *it) {
   }
 }
 
+/* The geometry of a group of a launch whose local range does not divide
+ * the global range: the launch's, or for a group at the end of such a
+ * dimension the worker's copy with the group's own local range. */
+static const fpar_nd_geometry *fpar__group_edge(fpar__worker *w) {
+  const fpar_nd_geometry *geo = &w->launch->spec.geo;
+  fpar__group_run *g = &w->run;
+  size_t left[3];
+  unsigned d, edge = 0;
+
+  for (d = 0; d < 3; d++) {
+    left[d] = geo->global_range[d] - g->group_id[d] * geo->local_range[d];
+    edge |= left[d] < geo->local_range[d];
+  }
+  if (!edge)
+    return geo;
+  g->edge = *geo;
+  for (d = 0; d < 3; d++)
+    if (left[d] < geo->local_range[d])
+      g->edge.local_range[d] = left[d];
+  return &g->edge;
+}
+
 void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
   const fpar__launch *l = w->launch;
   fpar__group_run *g = &w->run;
 
   fpar__group_id(l, linear, g->group_id);
+  g->geo = &l->spec.geo;
   g->size = l->spec.group_fibers;
+  if (__builtin_expect(l->spec.nonuniform, 0) &&
+      (g->geo = fpar__group_edge(w)) != &l->spec.geo)
+    g->size = fpar__group_calls(g->geo->local_range, l->spec.lanes);
   g->fibers = FPAR__LOOP;
   g->num_objects = 0;
   fpar__item_begin(it, w);
@@ -263,7 +299,7 @@ void fpar__run_nd_group(fpar__worker *w, size_t linear) {
     if (fpar__group_parks(g) && g->parked < g->size - 1)
       g->parked = g->size - 1;
   } else {
-    fpar__run_loop(l, &it);
+    fpar__run_loop(w, &it);
   }
   fpar__group_end(w);
 }

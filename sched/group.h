@@ -79,13 +79,13 @@ static inline void fpar__group_pass_on(fpar__worker *w, void **save) {
                        FPAR__COPY_COPIER_SLOT, w->tsan_copier);
 }
 
-/* Local linear id of the first work-item of fiber f (fibers of a lane
- * kernel carry several work-items each). */
-static inline size_t fpar__fiber_first_item(const fpar__launch *l, size_t f) {
-  size_t per_row =
-      (l->spec.geo.local_range[0] + l->spec.lanes - 1) / l->spec.lanes;
+/* Local linear id of the first work-item of fiber f of the running group
+ * (fibers of a lane kernel carry several work-items each). */
+static inline size_t fpar__fiber_first_item(const fpar__worker *w, size_t f) {
+  size_t lr0 = w->run.geo->local_range[0], lanes = w->launch->spec.lanes;
+  size_t per_row = (lr0 + lanes - 1) / lanes;
 
-  return f / per_row * l->spec.geo.local_range[0] + f % per_row * l->spec.lanes;
+  return f / per_row * lr0 + f % per_row * lanes;
 }
 
 /* Start nd_range group `linear` of the worker's launch: its run state

@@ -51,6 +51,7 @@ typedef struct fpar__launch_spec {
   unsigned lanes;      /* > 1: lane kernel, one call per sub-group of lanes */
   size_t group_fibers; /* calls (and fibers) per group: work-items, or
                           sub-groups of a lane kernel */
+  int nonuniform;      /* some dimension ends with a smaller group */
   /* FPAR__PHASE: runs one work group (sched/phase.c), set by the API
    * layer so that the scheduler need not know phase kernels. */
   void (*run_group)(struct fpar__worker *w, size_t linear);
@@ -117,6 +118,13 @@ static inline void fpar__group_id(const fpar__launch *l, size_t linear,
   id[0] = linear % r[0];
   id[1] = linear / r[0] % r[1];
   id[2] = linear / r[0] / r[1];
+}
+
+/* Kernel calls (and fibers) of a group of local range lr: a lane kernel
+ * runs once per sub-group of `lanes` work-items along dimension 0, the
+ * last one of a row masked. */
+static inline size_t fpar__group_calls(const size_t lr[3], unsigned lanes) {
+  return (lr[0] + lanes - 1) / lanes * lr[1] * lr[2];
 }
 
 /* Nanoseconds on CLOCK_MONOTONIC. */

@@ -70,9 +70,9 @@ fpar__phase_mismatch(fpar__worker *w, const unsigned *stops) {
   char items[64], site[256], first[256];
   size_t f = 1, i;
 
-  while (f + 1 < l->spec.group_fibers && stops[f] == stops[0])
+  while (f + 1 < w->run.size && stops[f] == stops[0])
     f++;
-  i = fpar__fiber_first_item(l, f);
+  i = fpar__fiber_first_item(w, f);
   fpar__phase_site(site, sizeof site, l, stops[f]);
   fpar__phase_site(first, sizeof first, l, stops[0]);
   if (stops[0] == 0) {
@@ -100,8 +100,8 @@ fpar__phase_mismatch(fpar__worker *w, const unsigned *stops) {
 static unsigned fpar__phase_step(fpar__worker *w, fpar_item *it, void *local,
                                  const fpar__phase_mem *m, unsigned resume) {
   const fpar__launch *l = w->launch;
-  const size_t *lr = l->spec.geo.local_range;
-  size_t rows = lr[1] * lr[2], per_row = l->spec.group_fibers / rows, r;
+  const size_t *lr = it->geometry->local_range;
+  size_t rows = lr[1] * lr[2], per_row = w->run.size / rows, r;
   unsigned diff = 0;
 
   for (r = 0; r < rows; r++) {

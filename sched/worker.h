@@ -55,6 +55,11 @@ typedef struct fpar__group_run {
   fpar__local_obj *objects;
   unsigned num_objects, cap_objects;
   size_t arena_mark; /* arena level at group start */
+  /* The running group's geometry (its work-items' fpar_item::geometry):
+   * the launch's, or `edge` for a group smaller than the enqueued size
+   * (the last one in a dimension the local range does not divide). */
+  const fpar_nd_geometry *geo;
+  fpar_nd_geometry edge;
 } fpar__group_run;
 
 /* Rendezvous value of work-items that returned from the kernel. */

@@ -190,6 +190,24 @@ static void random_shape(fpar_range *global, fpar_range *local,
   }
 }
 
+/* Through fpar_launch(), sometimes: an offset, and a global range cut
+ * short of whole groups (smaller last groups).  Returns the number of
+ * groups. */
+static size_t random_cut(fpar_range *global, const fpar_range *local,
+                         fpar_launch_desc *d) {
+  size_t groups = 1;
+  unsigned k;
+
+  fpar_launch_desc_init(d);
+  for (k = 0; k < global->dims; k++) {
+    global->size[k] -= pick((unsigned)local->size[k]);
+    d->global_offset[k] = pick(1000);
+  }
+  for (k = 0; k < 3; k++)
+    groups *= (global->size[k] + local->size[k] - 1) / local->size[k];
+  return groups;
+}
+
 static void valid_launch(fpar_runtime *rt, fpar_queue *q) {
   fpar_range global, local;
   size_t n, groups, i, g;
@@ -197,23 +215,34 @@ static void valid_launch(fpar_runtime *rt, fpar_queue *q) {
   uint64_t *out;
   reduce_args a;
   fpar_event *ev;
-  int barrier = pick(2), rc;
+  fpar_launch_desc d;
+  int barrier = pick(2), cut = pick(3) == 0, rc;
 
   random_shape(&global, &local, fpar_runtime_max_group_size(rt));
   if (pick(8) == 0) { /* a big group */
     global = fpar_range1(4096 * (1 + pick(2)));
     local = fpar_range1(pick(2) ? 4096 : 1024);
   }
+  groups = cut ? random_cut(&global, &local, &d) : 0;
   n = global.size[0] * global.size[1] * global.size[2];
-  groups = n / (local.size[0] * local.size[1] * local.size[2]);
+  if (!cut)
+    groups = n / (local.size[0] * local.size[1] * local.size[2]);
   in = malloc(n * sizeof *in);
   out = calloc(n, sizeof *out);
   for (i = 0; i < n; i++)
     in[i] = (uint32_t)pick(1000);
   a.in = in;
   a.sums = out;
-  rc = fpar_parallel_for(q, global, local,
-                         barrier ? reduce_kernel : affine_kernel, &a, &ev);
+  if (cut) {
+    d.kernel = barrier ? reduce_kernel : affine_kernel;
+    d.args = &a;
+    d.global = global;
+    d.local = local;
+    rc = fpar_launch(q, &d, &ev);
+  } else {
+    rc = fpar_parallel_for(q, global, local,
+                           barrier ? reduce_kernel : affine_kernel, &a, &ev);
+  }
   launches++;
   if (rc != 0) {
     fail("valid launch refused", rc, 0);
@@ -221,7 +250,7 @@ static void valid_launch(fpar_runtime *rt, fpar_queue *q) {
     expect("valid launch", fpar_event_wait(ev), 0);
     fpar_event_release(ev);
     if (barrier) {
-      size_t per = n / groups;
+      size_t per = local.size[0];
       /* Groups are contiguous in linear order only in 1-D; compare the
        * total, and each group in 1-D. */
       uint64_t total = 0, want = 0;
@@ -236,8 +265,8 @@ static void valid_launch(fpar_runtime *rt, fpar_queue *q) {
       }
       for (g = 0; global.dims == 1 && g < groups; g++) {
         uint64_t s = 0;
-        for (i = 0; i < per; i++)
-          s += in[g * per + i];
+        for (i = g * per; i < n && i < (g + 1) * per; i++)
+          s += in[i];
         if (s != out[g]) {
           wrong++;
           fprintf(stderr, "stress: group %zu sum wrong\n", g);
@@ -268,6 +297,7 @@ static void invalid_launch(fpar_queue *q) {
   switch (pick(5)) {
   case 0:
     d.local = fpar_range1(64);
+    d.flags = FPAR_LAUNCH_UNIFORM;
     expect("non-divisible", fpar_launch(q, &d, &ev), FPAR_ENONDIV);
     break;
   case 1:

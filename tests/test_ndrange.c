@@ -679,6 +679,9 @@ static int submit(fpar_queue *q, enum submit_path path, fpar_range global,
   d.args = args;
   d.global = global;
   d.local = local;
+  /* Uniform groups, as fpar_parallel_for() (tests/test_nonuniform.c runs
+   * the ranges this refuses without the flag). */
+  d.flags = FPAR_LAUNCH_UNIFORM;
   return fpar_launch(q, &d, ev);
 }
 

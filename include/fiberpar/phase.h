@@ -130,7 +130,8 @@ struct fpar_kernel {
  * \param k the kernel.
  * \param args passed to every call.
  * \param ev receives an event the caller must release, or NULL.
- * \return as fpar_launch().
+ * \return as fpar_launch(); groups are uniform, as with
+ *         fpar_parallel_for().
  */
 FPAR_EXTERN int fpar_parallel_for_kernel(fpar_queue *q, fpar_range global,
                                          fpar_range local, const fpar_kernel *k,
