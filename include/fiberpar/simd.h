@@ -64,6 +64,20 @@ typedef uint32_t fpar_vu32 __attribute__((vector_size(4 * FPAR_SIMD_WIDTH)));
 typedef int64_t fpar__vi64 __attribute__((vector_size(8 * FPAR_SIMD_WIDTH)));
 typedef fpar_vi32 fpar_vmask;
 
+/* The same types at their elements' alignment, for unaligned loads and
+ * stores.  A vector access may alias its element type only (GCC and Clang
+ * treat vector types so), unlike memcpy, whose stores may alias anything:
+ * through memcpy a kernel's store made the compiler reload every argument
+ * of the kernel for the next sub-group. */
+typedef float fpar__vf32_u
+    __attribute__((vector_size(4 * FPAR_SIMD_WIDTH), aligned(4)));
+typedef double fpar__vf64_u
+    __attribute__((vector_size(8 * FPAR_SIMD_WIDTH), aligned(8)));
+typedef int32_t fpar__vi32_u
+    __attribute__((vector_size(4 * FPAR_SIMD_WIDTH), aligned(4)));
+typedef uint32_t fpar__vu32_u
+    __attribute__((vector_size(4 * FPAR_SIMD_WIDTH), aligned(4)));
+
 #define FPAR__SIMD static inline __attribute__((always_inline))
 
 /* ---- Construction, loads and stores ------------------------------------ */
@@ -124,20 +138,18 @@ FPAR__SIMD fpar_vmask fpar_vmask_first(unsigned n) {
 #endif
 
 /* Unaligned loads and stores, and masked ones that touch no memory for
- * lanes that are off (their loaded value is 0).  ELEM32 selects the
- * instruction-set path for 32-bit element types. */
-#define FPAR__SIMD_MEMORY(T, E, ELEM32)                                        \
+ * lanes that are off (their loaded value is 0).  U is T at E's alignment;
+ * ELEM32 selects the instruction-set path for 32-bit element types. */
+#define FPAR__SIMD_MEMORY(T, U, E, ELEM32)                                     \
   /** \brief Load W elements (any alignment). \param p the first.              \
    *  \return the vector. */                                                   \
   FPAR__SIMD T T##_load(const E *p) {                                          \
-    T v;                                                                       \
-    memcpy(&v, p, sizeof v);                                                   \
-    return v;                                                                  \
+    return *(const U *)(const void *)p;                                        \
   }                                                                            \
   /** \brief Store W elements (any alignment). \param p the first.             \
    *  \param v the vector. */                                                  \
   FPAR__SIMD void T##_store(E *p, T v) {                                       \
-    memcpy(p, &v, sizeof v);                                                   \
+    *(U *)(void *)p = v;                                                       \
   }                                                                            \
   /** \brief Load the lanes that are on; the others are 0 and their memory     \
    *  is not read. \param p lane 0's element. \param m the mask.               \
@@ -183,10 +195,10 @@ FPAR__SIMD fpar_vmask fpar_vmask_first(unsigned n) {
 #else
 #define FPAR__IF_ELEM32(e, code)
 #endif
-FPAR__SIMD_MEMORY(fpar_vf32, float, 1)
-FPAR__SIMD_MEMORY(fpar_vf64, double, 0)
-FPAR__SIMD_MEMORY(fpar_vi32, int32_t, 1)
-FPAR__SIMD_MEMORY(fpar_vu32, uint32_t, 1)
+FPAR__SIMD_MEMORY(fpar_vf32, fpar__vf32_u, float, 1)
+FPAR__SIMD_MEMORY(fpar_vf64, fpar__vf64_u, double, 0)
+FPAR__SIMD_MEMORY(fpar_vi32, fpar__vi32_u, int32_t, 1)
+FPAR__SIMD_MEMORY(fpar_vu32, fpar__vu32_u, uint32_t, 1)
 
 /* ---- Masks --------------------------------------------------------------- */
 
