@@ -701,6 +701,34 @@ FPAR__SIMD void fpar_lanes_init(fpar_lanes *lk, fpar_item *it) {
     body(&fpar_lk_, fpar_args_);                                               \
   }
 
+/** Define `static void name(fpar_item *, void *, size_t)`, the row runner
+ *  of the lane kernel `body` (as FPAR_DEFINE_LANE_KERNEL's): it runs `body`
+ *  once per sub-group of a row of the work-group, the last one masked,
+ *  with `body` inlined into the loop.  Set it as fpar_launch_desc.row
+ *  beside the FPAR_DEFINE_LANE_KERNEL kernel (FPAR_LANE_KERNEL in
+ *  <fiberpar/phase.h> defines both): a group that reaches no barrier then
+ *  costs no call per sub-group, which matters for kernels of a few
+ *  nanoseconds per sub-group such as stencils.  The runtime still calls
+ *  the kernel itself for the first sub-group and for groups that reach a
+ *  barrier. */
+#define FPAR_DEFINE_LANE_ROW(name, body)                                       \
+  static void name(fpar_item *fpar_it_, void *fpar_args_,                      \
+                   size_t fpar_x_end_) {                                       \
+    fpar_item fpar_row_ = *fpar_it_;                                           \
+    fpar_lanes fpar_lk_;                                                       \
+    size_t fpar_x_;                                                            \
+    for (fpar_x_ = fpar_it_->local_id[0]; fpar_x_ < fpar_x_end_;               \
+         fpar_x_ += FPAR_SIMD_WIDTH) {                                         \
+      size_t fpar_left_ = fpar_x_end_ - fpar_x_;                               \
+      fpar_item_seek(&fpar_row_, fpar_x_,                                      \
+                     fpar_left_ < FPAR_SIMD_WIDTH ? (unsigned)fpar_left_       \
+                                                  : FPAR_SIMD_WIDTH,           \
+                     0);                                                       \
+      fpar_lanes_init(&fpar_lk_, &fpar_row_);                                  \
+      body(&fpar_lk_, fpar_args_);                                             \
+    }                                                                          \
+  }
+
 /* Sub-group operations of a lane kernel: over its active lanes. */
 /** \brief Sub-group sum. \param lk the sub-group. \param v values.
  *  \return the sum over active lanes. */
