@@ -5,10 +5,11 @@
 
 #define W FPAR_SIMD_WIDTH
 
-/* Submit a lane kernel, wait for it, return its status. */
+/* Submit a lane kernel (with its row runner, or NULL), wait for it,
+ * return its status. */
 static int lk_run(fpar_queue *q, const char *name, fpar_kernel_fn kernel,
-                  void *args, fpar_range global, fpar_range local,
-                  const fpar_local_buffer_desc *buffer) {
+                  fpar_row_fn row, void *args, fpar_range global,
+                  fpar_range local, const fpar_local_buffer_desc *buffer) {
   fpar_launch_desc d;
   fpar_event *ev;
   int err;
@@ -16,6 +17,7 @@ static int lk_run(fpar_queue *q, const char *name, fpar_kernel_fn kernel,
   fpar_launch_desc_init(&d);
   d.name = name;
   d.kernel = kernel;
+  d.row = row;
   d.lanes = W;
   d.args = args;
   d.global = global;
@@ -80,8 +82,8 @@ int lk_reduce_ndrange(fpar_queue *q, const float *in, size_t n, float *partial,
   red_args a = {in, partial};
 
   *groups = n / RED_ITEM / RED_LOCAL;
-  return lk_run(q, "reduce_lanes", red_kernel, &a, fpar_range1(n / RED_ITEM),
-                fpar_range1(RED_LOCAL), NULL);
+  return lk_run(q, "reduce_lanes", red_kernel, NULL, &a,
+                fpar_range1(n / RED_ITEM), fpar_range1(RED_LOCAL), NULL);
 }
 
 /* ---- Reduction, scoped --------------------------------------------------- */
@@ -203,8 +205,8 @@ int lk_nbody(fpar_queue *q, const float *pos, float *acc, size_t n, int fast) {
   nb_args a = {pos, acc, fast};
   fpar_local_buffer_desc tile = {0, 4 * sizeof(float), 64};
 
-  return lk_run(q, fast ? "nbody_lanes_fast" : "nbody_lanes", nb_kernel, &a,
-                fpar_range1(n), fpar_range1(NB_LOCAL), &tile);
+  return lk_run(q, fast ? "nbody_lanes_fast" : "nbody_lanes", nb_kernel, NULL,
+                &a, fpar_range1(n), fpar_range1(NB_LOCAL), &tile);
 }
 
 /* ---- SGEMM --------------------------------------------------------------- */
@@ -258,74 +260,101 @@ int lk_sgemm(fpar_queue *q, const float *a, const float *b, float *c,
              size_t n) {
   mm_args m = {a, b, c, n};
 
-  return lk_run(q, "sgemm_lanes", mm_kernel, &m, fpar_range2(n, n / MM_R),
+  return lk_run(q, "sgemm_lanes", mm_kernel, NULL, &m, fpar_range2(n, n / MM_R),
                 fpar_range2(MM_T, MM_T / MM_R), NULL);
 }
 
-/* ---- Jacobi stencil ------------------------------------------------------ */
+/* ---- Stencils ----------------------------------------------------------- */
 
-#define ST_X 64    /* columns per work group */
-#define ST_ROWS 32 /* rows per work-item: each computes a column strip */
-#define ST_PITCH (ST_X + 2)
+/* A stencil reads its neighbours straight from global memory: they are in
+ * the cache already (the rows above and below were read for the row
+ * before), so copying a tile with a halo into local memory only adds a
+ * pass over the data, a barrier and a fiber per sub-group (measured at a
+ * third of the OpenMP loop; see the README's benchmark notes).  With no
+ * barrier a group runs as a loop, and the row runner inlines the body
+ * into it (FPAR_DEFINE_LANE_ROW): per sub-group, the loads, the sum and
+ * a store, as in the OpenMP loop.  Sub-groups with a boundary cell take
+ * the per-lane path; its scalar stores, unlike masked vector stores, let
+ * the compiler keep the arguments in registers across sub-groups. */
 
 typedef struct st_args {
   const float *in;
   float *out;
-  size_t nx, ny;
+  size_t nx, ny, nz;
 } st_args;
 
-/* Copy grid row gy, columns gx0 .. gx0+W-1 and, for the group's edge
- * sub-groups, the halo cell beside them, into tile row `row` (0 outside the
- * grid). */
-static inline void st_load_row(float *row, const st_args *s, size_t x0,
-                               size_t gx0, long gy) {
-  const float *src = s->in + (size_t)gy * s->nx + gx0;
-  int inside = gy >= 0 && (size_t)gy < s->ny;
+/* The two stencils' sums in one order, for a vector or a scalar at c
+ * (AT loads one). */
+#define ST_AT_VEC(p) fpar_vf32_load(p)
+#define ST_AT_ONE(p) (*(p))
+#define ST_JACOBI5(AT, c, nx)                                                  \
+  (0.25f * (((AT((c) - (nx)) + AT((c) + (nx))) + AT((c)-1)) + AT((c) + 1)))
+#define ST_JACOBI7(AT, c, nx, plane)                                           \
+  ((1.0f / 7) *                                                                \
+   ((((((AT((c)-1) + AT((c) + 1)) + AT((c) - (nx))) + AT((c) + (nx))) +        \
+      AT((c) - (plane))) +                                                     \
+     AT((c) + (plane))) +                                                      \
+    AT(c)))
 
-  fpar_vf32_store(row + x0 + 1, inside ? fpar_vf32_load(src) : (fpar_vf32){0});
-  if (x0 == 0)
-    row[0] = inside && gx0 > 0 ? src[-1] : 0;
-  if (x0 + W == ST_X)
-    row[ST_X + 1] = inside && gx0 + W < s->nx ? src[W] : 0;
+/* Whether the cells (x .. x+W-1, y) are all inside the boundary. */
+static inline int st_inner(size_t x, size_t nx, size_t y, size_t ny) {
+  return x >= 1 && x + W < nx && y >= 1 && y + 1 < ny;
 }
 
-/* A work group of 64 work-items covers 64 columns x 32 rows: each
- * sub-group copies its columns of the 34 tile rows (the cells and a
- * one-cell halo) into local memory, barrier, then averages the four
- * neighbours of its 32 x W cells; grid boundary cells keep their value.
- * (Computing a strip per work-item keeps fibers few: one per 32 x W
- * cells.) */
-static inline void st_body(fpar_lanes *lk, void *p) {
+/* One sub-group of cells (x0 + i, y) of the 5-point sweep. */
+static inline void jacobi_body(fpar_lanes *lk, void *p) {
   const st_args *s = p;
-  float(*tile)[ST_PITCH] = fpar_group_local_memory_for_overwrite(
-      lk->it, sizeof(float[ST_ROWS + 2][ST_PITCH]), 64);
-  size_t x0 = lk->it->local_id[0], gx0 = lk->global_first;
-  long gy0 = (long)(fpar_global_id(lk->it, 1) * ST_ROWS);
-  fpar_vmask side =
-      (lk->global_id0 == 0) | (lk->global_id0 == (int32_t)s->nx - 1);
+  size_t nx = s->nx, x0 = lk->global_first, y = fpar_global_id(lk->it, 1);
+  const float *c = s->in + y * nx + x0;
+  float *o = s->out + y * nx + x0;
 
-  for (long r = 0; r < ST_ROWS + 2; r++)
-    st_load_row(tile[r], s, x0, gx0, gy0 + r - 1);
-  fpar_barrier(lk->it);
-  for (long r = 1; r <= ST_ROWS; r++) {
-    size_t gy = (size_t)(gy0 + r - 1);
-    fpar_vf32 c = fpar_vf32_load(&tile[r][x0 + 1]);
-    fpar_vf32 avg = 0.25f * (fpar_vf32_load(&tile[r - 1][x0 + 1]) +
-                             fpar_vf32_load(&tile[r + 1][x0 + 1]) +
-                             fpar_vf32_load(&tile[r][x0]) +
-                             fpar_vf32_load(&tile[r][x0 + 2]));
-    fpar_vmask edge = gy == 0 || gy == s->ny - 1 ? fpar_vmask_first(W) : side;
-    fpar_vf32_store(s->out + gy * s->nx + gx0, fpar_vf32_select(edge, c, avg));
+  if (st_inner(x0, nx, y, s->ny)) {
+    fpar_vf32_store(o, ST_JACOBI5(ST_AT_VEC, c, nx));
+    return;
   }
+  for (size_t i = 0; i < lk->active; i++)
+    o[i] = x0 + i >= 1 && x0 + i + 1 < nx && y >= 1 && y + 1 < s->ny
+               ? ST_JACOBI5(ST_AT_ONE, c + i, nx)
+               : c[i];
 }
-FPAR_DEFINE_LANE_KERNEL(st_kernel, st_body)
+FPAR_DEFINE_LANE_KERNEL(jacobi_kernel, jacobi_body)
+FPAR_DEFINE_LANE_ROW(jacobi_row, jacobi_body)
 
 int lk_jacobi(fpar_queue *q, const float *in, float *out, size_t nx,
               size_t ny) {
-  st_args s = {in, out, nx, ny};
+  st_args s = {in, out, nx, ny, 1};
 
-  return lk_run(q, "jacobi_lanes", st_kernel, &s, fpar_range2(nx, ny / ST_ROWS),
-                fpar_range2(ST_X, 1), NULL);
+  return lk_run(q, "jacobi_lanes", jacobi_kernel, jacobi_row, &s,
+                fpar_range2(nx, ny), FPAR_LOCAL_AUTO, NULL);
+}
+
+/* One sub-group of cells (x0 + i, y, z) of the 7-point sweep. */
+static inline void stencil7_body(fpar_lanes *lk, void *p) {
+  const st_args *s = p;
+  size_t nx = s->nx, plane = nx * s->ny, x0 = lk->global_first;
+  size_t y = fpar_global_id(lk->it, 1), z = fpar_global_id(lk->it, 2);
+  const float *c = s->in + z * plane + y * nx + x0;
+  float *o = s->out + z * plane + y * nx + x0;
+
+  if (st_inner(x0, nx, y, s->ny) && z >= 1 && z + 1 < s->nz) {
+    fpar_vf32_store(o, ST_JACOBI7(ST_AT_VEC, c, nx, plane));
+    return;
+  }
+  for (size_t i = 0; i < lk->active; i++)
+    o[i] = x0 + i >= 1 && x0 + i + 1 < nx && y >= 1 && y + 1 < s->ny &&
+                   z >= 1 && z + 1 < s->nz
+               ? ST_JACOBI7(ST_AT_ONE, c + i, nx, plane)
+               : c[i];
+}
+FPAR_DEFINE_LANE_KERNEL(stencil7_kernel, stencil7_body)
+FPAR_DEFINE_LANE_ROW(stencil7_row, stencil7_body)
+
+int lk_stencil7(fpar_queue *q, const float *in, float *out, size_t nx,
+                size_t ny, size_t nz) {
+  st_args s = {in, out, nx, ny, nz};
+
+  return lk_run(q, "stencil7_lanes", stencil7_kernel, stencil7_row, &s,
+                fpar_range3(nx, ny, nz), FPAR_LOCAL_AUTO, NULL);
 }
 
 /* ---- Barrier cost ------------------------------------------------------ */
@@ -359,6 +388,6 @@ int lk_barrier_loop(fpar_queue *q, size_t local, size_t groups, int barriers,
                     uint32_t *out) {
   bl_args a = {barriers, out};
 
-  return lk_run(q, "barrier_lanes", bl_kernel, &a, fpar_range1(local * groups),
-                fpar_range1(local), NULL);
+  return lk_run(q, "barrier_lanes", bl_kernel, NULL, &a,
+                fpar_range1(local * groups), fpar_range1(local), NULL);
 }

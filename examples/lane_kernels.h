@@ -35,10 +35,16 @@ int lk_nbody(fpar_queue *q, const float *pos, float *acc, size_t n, int fast);
 int lk_sgemm(fpar_queue *q, const float *a, const float *b, float *c, size_t n);
 
 /* One 5-point Jacobi sweep of an nx x ny grid (x fastest): out = mean of
- * the four neighbours inside, out = in on the boundary; 64 x 32 tiles with
- * a one-cell halo in local memory.  nx must be a multiple of 64, ny of
- * 32. */
+ * the four neighbours inside, out = in on the boundary.  The neighbours
+ * come straight from global memory (no local tiles, no barrier), the body
+ * inlined into a loop over each row (FPAR_DEFINE_LANE_ROW).  Any sizes. */
 int lk_jacobi(fpar_queue *q, const float *in, float *out, size_t nx, size_t ny);
+
+/* One 7-point sweep of an nx x ny x nz grid (x fastest, then y): out =
+ * the mean of the cell and its six neighbours inside, out = in on the
+ * boundary; as lk_jacobi.  Any sizes. */
+int lk_stencil7(fpar_queue *q, const float *in, float *out, size_t nx,
+                size_t ny, size_t nz);
 
 /* `barriers` barriers per group of `local` work-items in lane form (one
  * LCG step and a local-memory store between barriers, as the scalar
