@@ -211,8 +211,10 @@ int lk_nbody(fpar_queue *q, const float *pos, float *acc, size_t n, int fast) {
 
 /* ---- SGEMM --------------------------------------------------------------- */
 
-#define MM_T 64 /* tile edge: rows and columns of C, step of k */
-#define MM_R 4  /* rows of C per work-item */
+#define MM_ROWS 64 /* rows of C per work-item (and per work-group) */
+#define MM_COLS 64 /* columns of C per work-group: 2 per work-item */
+#define MM_KB 128  /* step of k: the panel of B a sub-group keeps */
+#define MM_MR 4    /* rows of C in registers at a time */
 
 typedef struct mm_args {
   const float *a, *b;
@@ -220,39 +222,55 @@ typedef struct mm_args {
   size_t n;
 } mm_args;
 
-/* A work-group of (64, 16) work-items computes a 64x64 tile of C; the
- * sub-group at (x0, y) computes rows 4y..4y+3, columns x0..x0+W-1, with
- * four vector accumulators.  Per k step it copies its part of the A and B
- * tiles into local memory, barrier, multiplies the tiles, barrier. */
+/* The sub-group at x0 computes rows row0..row0+63, columns 2 x0 .. 2 x0 +
+ * 2W - 1 of C (work-item i owns columns 2 x0 + i and 2 x0 + W + i).  Per
+ * step of 128 k it copies its 128 x 2W panel of B into a private array
+ * (contiguous, a few pages: rows of B are 4 KiB apart, so read in place
+ * every k would touch a new page), then runs down its 64 rows 4 at a
+ * time, 4 x 2 vector accumulators in registers: per k, 4 broadcasts of A
+ * and 2 panel loads feed 8 FMAs.  No local memory and no barrier: the
+ * work-group's sub-groups share A's rows through the cache, and the group
+ * runs as a loop. */
 static inline void mm_body(fpar_lanes *lk, void *p) {
   const mm_args *m = p;
-  size_t n = m->n, x0 = lk->it->local_id[0], y = lk->it->local_id[1];
-  size_t row0 = fpar_group_id(lk->it, 1) * MM_T + MM_R * y;
-  size_t col0 = fpar_group_id(lk->it, 0) * MM_T;
-  float(*as)[MM_T] = fpar_group_local_memory_for_overwrite(
-      lk->it, sizeof(float[MM_T][MM_T]), 64);
-  float(*bs)[MM_T] = fpar_group_local_memory_for_overwrite(
-      lk->it, sizeof(float[MM_T][MM_T]), 64);
-  fpar_vf32 acc[MM_R] = {{0}};
+  size_t n = m->n, row0 = fpar_global_id(lk->it, 1) * MM_ROWS;
+  size_t col0 = 2 * lk->global_first;
+  float *c = m->c + row0 * n + col0;
+  fpar_vf32 panel[MM_KB][2];
 
-  for (size_t kt = 0; kt < n; kt += MM_T) {
-    for (int r = 0; r < MM_R; r++) {
-      fpar_vf32_store(&as[MM_R * y + r][x0],
-                      fpar_vf32_load(m->a + (row0 + r) * n + kt + x0));
-      fpar_vf32_store(
-          &bs[MM_R * y + r][x0],
-          fpar_vf32_load(m->b + (kt + MM_R * y + r) * n + col0 + x0));
+  for (size_t kk = 0; kk < n; kk += MM_KB) {
+    const float *b = m->b + kk * n + col0;
+
+    for (size_t k = 0; k < MM_KB; k++) {
+      panel[k][0] = fpar_vf32_load(b + k * n);
+      panel[k][1] = fpar_vf32_load(b + k * n + W);
     }
-    fpar_barrier(lk->it);
-    for (size_t k = 0; k < MM_T; k++) {
-      fpar_vf32 bv = fpar_vf32_load(&bs[k][x0]);
-      for (int r = 0; r < MM_R; r++)
-        acc[r] += as[MM_R * y + r][k] * bv;
+    for (size_t r0 = 0; r0 < MM_ROWS; r0 += MM_MR) {
+      const float *a = m->a + (row0 + r0) * n + kk;
+      float *cr = c + r0 * n;
+      fpar_vf32 acc[MM_MR][2];
+
+      /* GCC keeps acc in registers only when these loops are unrolled
+       * (at -O2 it leaves them as loops over an array on the stack). */
+#pragma GCC unroll 8
+      for (int r = 0; r < MM_MR; r++) {
+        acc[r][0] = kk ? fpar_vf32_load(cr + r * n) : (fpar_vf32){0};
+        acc[r][1] = kk ? fpar_vf32_load(cr + r * n + W) : (fpar_vf32){0};
+      }
+      for (size_t k = 0; k < MM_KB; k++) {
+#pragma GCC unroll 8
+        for (int r = 0; r < MM_MR; r++) {
+          acc[r][0] += a[r * n + k] * panel[k][0];
+          acc[r][1] += a[r * n + k] * panel[k][1];
+        }
+      }
+#pragma GCC unroll 8
+      for (int r = 0; r < MM_MR; r++) {
+        fpar_vf32_store(cr + r * n, acc[r][0]);
+        fpar_vf32_store(cr + r * n + W, acc[r][1]);
+      }
     }
-    fpar_barrier(lk->it);
   }
-  for (int r = 0; r < MM_R; r++)
-    fpar_vf32_store(m->c + (row0 + r) * n + col0 + x0, acc[r]);
 }
 FPAR_DEFINE_LANE_KERNEL(mm_kernel, mm_body)
 
@@ -260,8 +278,9 @@ int lk_sgemm(fpar_queue *q, const float *a, const float *b, float *c,
              size_t n) {
   mm_args m = {a, b, c, n};
 
-  return lk_run(q, "sgemm_lanes", mm_kernel, NULL, &m, fpar_range2(n, n / MM_R),
-                fpar_range2(MM_T, MM_T / MM_R), NULL);
+  return lk_run(q, "sgemm_lanes", mm_kernel, NULL, &m,
+                fpar_range2(n / 2, n / MM_ROWS), fpar_range2(MM_COLS / 2, 1),
+                NULL);
 }
 
 /* ---- Stencils ----------------------------------------------------------- */

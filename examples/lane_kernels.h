@@ -29,9 +29,10 @@ int lk_reduce_scoped(fpar_queue *q, const float *in, size_t n, float *partial,
  * Newton instead of 1/sqrt.  n must be a multiple of 256. */
 int lk_nbody(fpar_queue *q, const float *pos, float *acc, size_t n, int fast);
 
-/* C = A B for n x n row-major matrices: 64x64 tiles of A and B in local
- * memory, two barriers per tile step, each work-item computing 4 rows of
- * one column.  n must be a multiple of 64. */
+/* C = A B for n x n row-major matrices: each work-item computes 64 rows
+ * of 2 columns, register-blocked 4 rows x 2 vectors at a time from a
+ * private panel of B (no local memory, no barrier).  n must be a multiple
+ * of 128. */
 int lk_sgemm(fpar_queue *q, const float *a, const float *b, float *c, size_t n);
 
 /* One 5-point Jacobi sweep of an nx x ny grid (x fastest): out = mean of
