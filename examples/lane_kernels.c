@@ -3,12 +3,15 @@
  * W = FPAR_SIMD_WIDTH lanes per call: build with -march=native. */
 #include "lane_kernels.h"
 
+#include <fiberpar/phase.h>
+
 #define W FPAR_SIMD_WIDTH
 
-/* Submit a lane kernel (with its row runner, or NULL), wait for it,
- * return its status. */
+/* Submit a lane kernel, FPAR_DEFINE_LANE_KERNEL's or FPAR_LANE_KERNEL's
+ * (def, with its row runner; kernel NULL), wait for it, return its
+ * status. */
 static int lk_run(fpar_queue *q, const char *name, fpar_kernel_fn kernel,
-                  fpar_row_fn row, void *args, fpar_range global,
+                  const fpar_kernel *def, void *args, fpar_range global,
                   fpar_range local, const fpar_local_buffer_desc *buffer) {
   fpar_launch_desc d;
   fpar_event *ev;
@@ -17,8 +20,8 @@ static int lk_run(fpar_queue *q, const char *name, fpar_kernel_fn kernel,
   fpar_launch_desc_init(&d);
   d.name = name;
   d.kernel = kernel;
-  d.row = row;
-  d.lanes = W;
+  d.lanes = kernel != NULL ? W : 0;
+  d.def = def;
   d.args = args;
   d.global = global;
   d.local = local;
@@ -291,10 +294,12 @@ int lk_sgemm(fpar_queue *q, const float *a, const float *b, float *c,
  * pass over the data, a barrier and a fiber per sub-group (measured at a
  * third of the OpenMP loop; see the README's benchmark notes).  With no
  * barrier a group runs as a loop, and the row runner inlines the body
- * into it (FPAR_DEFINE_LANE_ROW): per sub-group, the loads, the sum and
- * a store, as in the OpenMP loop.  Sub-groups with a boundary cell take
- * the per-lane path; its scalar stores, unlike masked vector stores, let
- * the compiler keep the arguments in registers across sub-groups. */
+ * into it (FPAR_LANE_KERNEL defines the kernel with its
+ * FPAR_DEFINE_LANE_ROW runner, the body always inlined): per sub-group, the
+ * loads, the sum and a store, as in the OpenMP loop.  Sub-groups with a
+ * boundary cell take the per-lane path; its scalar stores, unlike masked vector
+ * stores, let the compiler keep the arguments in registers across sub-groups.
+ */
 
 typedef struct st_args {
   const float *in;
@@ -321,7 +326,7 @@ static inline int st_inner(size_t x, size_t nx, size_t y, size_t ny) {
 }
 
 /* One sub-group of cells (x0 + i, y) of the 5-point sweep. */
-static inline void jacobi_body(fpar_lanes *lk, void *p) {
+FPAR_LANE_KERNEL(jacobi_kernel, lk, p) {
   const st_args *s = p;
   size_t nx = s->nx, x0 = lk->global_first, y = fpar_global_id(lk->it, 1);
   const float *c = s->in + y * nx + x0;
@@ -336,19 +341,17 @@ static inline void jacobi_body(fpar_lanes *lk, void *p) {
                ? ST_JACOBI5(ST_AT_ONE, c + i, nx)
                : c[i];
 }
-FPAR_DEFINE_LANE_KERNEL(jacobi_kernel, jacobi_body)
-FPAR_DEFINE_LANE_ROW(jacobi_row, jacobi_body)
 
 int lk_jacobi(fpar_queue *q, const float *in, float *out, size_t nx,
               size_t ny) {
   st_args s = {in, out, nx, ny, 1};
 
-  return lk_run(q, "jacobi_lanes", jacobi_kernel, jacobi_row, &s,
+  return lk_run(q, "jacobi_lanes", NULL, &jacobi_kernel, &s,
                 fpar_range2(nx, ny), FPAR_LOCAL_AUTO, NULL);
 }
 
 /* One sub-group of cells (x0 + i, y, z) of the 7-point sweep. */
-static inline void stencil7_body(fpar_lanes *lk, void *p) {
+FPAR_LANE_KERNEL(stencil7_kernel, lk, p) {
   const st_args *s = p;
   size_t nx = s->nx, plane = nx * s->ny, x0 = lk->global_first;
   size_t y = fpar_global_id(lk->it, 1), z = fpar_global_id(lk->it, 2);
@@ -365,14 +368,12 @@ static inline void stencil7_body(fpar_lanes *lk, void *p) {
                ? ST_JACOBI7(ST_AT_ONE, c + i, nx, plane)
                : c[i];
 }
-FPAR_DEFINE_LANE_KERNEL(stencil7_kernel, stencil7_body)
-FPAR_DEFINE_LANE_ROW(stencil7_row, stencil7_body)
 
 int lk_stencil7(fpar_queue *q, const float *in, float *out, size_t nx,
                 size_t ny, size_t nz) {
   st_args s = {in, out, nx, ny, nz};
 
-  return lk_run(q, "stencil7_lanes", stencil7_kernel, stencil7_row, &s,
+  return lk_run(q, "stencil7_lanes", NULL, &stencil7_kernel, &s,
                 fpar_range3(nx, ny, nz), FPAR_LOCAL_AUTO, NULL);
 }
 

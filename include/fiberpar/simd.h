@@ -708,9 +708,10 @@ FPAR__SIMD void fpar_lanes_init(fpar_lanes *lk, fpar_item *it) {
  *  beside the FPAR_DEFINE_LANE_KERNEL kernel (FPAR_LANE_KERNEL in
  *  <fiberpar/phase.h> defines both): a group that reaches no barrier then
  *  costs no call per sub-group, which matters for kernels of a few
- *  nanoseconds per sub-group such as stencils.  The runtime still calls
- *  the kernel itself for the first sub-group and for groups that reach a
- *  barrier. */
+ *  nanoseconds per sub-group such as stencils (give `body`
+ *  __attribute__((always_inline)) or use FPAR_LANE_KERNEL, or the compiler
+ *  may call it instead).  The runtime still calls the kernel itself for
+ *  the first sub-group and for groups that reach a barrier. */
 #define FPAR_DEFINE_LANE_ROW(name, body)                                       \
   static void name(fpar_item *fpar_it_, void *fpar_args_,                      \
                    size_t fpar_x_end_) {                                       \
