@@ -34,6 +34,35 @@ static int lk_run(fpar_queue *q, const char *name, fpar_kernel_fn kernel,
   return err;
 }
 
+const char *lk_isa(void) {
+#if FPAR_SIMD_WIDTH == 16
+  return "avx512f";
+#elif FPAR_SIMD_WIDTH == 8
+  return "avx2";
+#elif FPAR_SIMD_WIDTH == 4
+  return "sse2";
+#else
+  return "scalar";
+#endif
+}
+
+int lk_isa_runs(void) {
+#if FPAR_SIMD_WIDTH > 1
+  __builtin_cpu_init();
+#endif
+#if FPAR_SIMD_WIDTH == 16
+  return __builtin_cpu_supports("avx512f");
+#elif FPAR_SIMD_WIDTH == 8 && defined(__FMA__)
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#elif FPAR_SIMD_WIDTH == 8
+  return __builtin_cpu_supports("avx2");
+#elif FPAR_SIMD_WIDTH == 4
+  return __builtin_cpu_supports("sse2");
+#else
+  return 1;
+#endif
+}
+
 /* Lane i's sum of src[i], src[i + W], ... over W * n floats (four
  * accumulators hide the add latency; n is a multiple of 4). */
 static inline fpar_vf32 lk_sum_block(const float *src, size_t n) {

@@ -11,6 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The instruction set these kernels were compiled for, which sets the
+ * lane width: "avx512f", "avx2", "sse2" or "scalar". */
+const char *lk_isa(void);
+
+/* Whether this CPU runs that instruction set (a program built for a wider
+ * one than the CPU has must stop before its first lane kernel). */
+int lk_isa_runs(void);
+
 /* Sum of in[0..n): an nd_range lane kernel (each work-item sums 256
  * elements, sub-groups reduce in registers, one barrier per group) writing
  * one partial sum per group.  n must be a multiple of 256 * 256.
