@@ -185,6 +185,11 @@ int main(void) {
   fpar_runtime *rt;
   fpar_queue *q;
 
+  if (!lk_isa_runs()) {
+    printf("lanes: built for %s, which this CPU does not run: skipped\n",
+           lk_isa());
+    return 77;
+  }
   check(fpar_runtime_create(&rt, NULL), "runtime");
   check(fpar_queue_create(rt, 0, &q), "queue");
   test_reductions(q);
