@@ -349,9 +349,11 @@ typedef struct st_args {
      AT((c) + (plane))) +                                                      \
     AT(c)))
 
-/* Whether the cells (x .. x+W-1, y) are all inside the boundary. */
+/* Whether the cells (x .. x+W-1, y) are all inside the boundary: 1 <= x,
+ * x + W < nx, 1 <= y < ny - 1, in two unsigned comparisons (x - 1 and
+ * y - 1 wrap to huge values at 0). */
 static inline int st_inner(size_t x, size_t nx, size_t y, size_t ny) {
-  return x >= 1 && x + W < nx && y >= 1 && y + 1 < ny;
+  return nx > W && (x - 1 < nx - W - 1) & (y - 1 < ny - 2);
 }
 
 /* One sub-group of cells (x0 + i, y) of the 5-point sweep. */

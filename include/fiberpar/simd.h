@@ -718,12 +718,17 @@ FPAR__SIMD void fpar_lanes_init(fpar_lanes *lk, fpar_item *it) {
     fpar_item fpar_row_ = *fpar_it_;                                           \
     fpar_lanes fpar_lk_;                                                       \
     size_t fpar_x_;                                                            \
-    for (fpar_x_ = fpar_it_->local_id[0]; fpar_x_ < fpar_x_end_;               \
+    /* Full sub-groups, where the body sees W active lanes as a constant,      \
+     * then the masked rest. */                                                \
+    for (fpar_x_ = fpar_it_->local_id[0];                                      \
+         fpar_x_ + FPAR_SIMD_WIDTH <= fpar_x_end_;                             \
          fpar_x_ += FPAR_SIMD_WIDTH) {                                         \
-      size_t fpar_left_ = fpar_x_end_ - fpar_x_;                               \
-      fpar_item_seek(&fpar_row_, fpar_x_,                                      \
-                     fpar_left_ < FPAR_SIMD_WIDTH ? (unsigned)fpar_left_       \
-                                                  : FPAR_SIMD_WIDTH,           \
+      fpar_item_seek(&fpar_row_, fpar_x_, FPAR_SIMD_WIDTH, 0);                 \
+      fpar_lanes_init(&fpar_lk_, &fpar_row_);                                  \
+      body(&fpar_lk_, fpar_args_);                                             \
+    }                                                                          \
+    if (fpar_x_ < fpar_x_end_) {                                               \
+      fpar_item_seek(&fpar_row_, fpar_x_, (unsigned)(fpar_x_end_ - fpar_x_),   \
                      0);                                                       \
       fpar_lanes_init(&fpar_lk_, &fpar_row_);                                  \
       body(&fpar_lk_, fpar_args_);                                             \
