@@ -64,19 +64,19 @@ typedef uint32_t fpar_vu32 __attribute__((vector_size(4 * FPAR_SIMD_WIDTH)));
 typedef int64_t fpar__vi64 __attribute__((vector_size(8 * FPAR_SIMD_WIDTH)));
 typedef fpar_vi32 fpar_vmask;
 
-/* The same types at their elements' alignment, for unaligned loads and
- * stores.  A vector access may alias its element type only (GCC and Clang
- * treat vector types so), unlike memcpy, whose stores may alias anything:
+/* The same types at byte alignment, for loads and stores at any address.
+ * A vector access may alias its element type only (GCC and Clang treat
+ * vector types so), unlike memcpy, whose stores may alias anything:
  * through memcpy a kernel's store made the compiler reload every argument
  * of the kernel for the next sub-group. */
 typedef float fpar__vf32_u
-    __attribute__((vector_size(4 * FPAR_SIMD_WIDTH), aligned(4)));
+    __attribute__((vector_size(4 * FPAR_SIMD_WIDTH), aligned(1)));
 typedef double fpar__vf64_u
-    __attribute__((vector_size(8 * FPAR_SIMD_WIDTH), aligned(8)));
+    __attribute__((vector_size(8 * FPAR_SIMD_WIDTH), aligned(1)));
 typedef int32_t fpar__vi32_u
-    __attribute__((vector_size(4 * FPAR_SIMD_WIDTH), aligned(4)));
+    __attribute__((vector_size(4 * FPAR_SIMD_WIDTH), aligned(1)));
 typedef uint32_t fpar__vu32_u
-    __attribute__((vector_size(4 * FPAR_SIMD_WIDTH), aligned(4)));
+    __attribute__((vector_size(4 * FPAR_SIMD_WIDTH), aligned(1)));
 
 #define FPAR__SIMD static inline __attribute__((always_inline))
 
@@ -138,7 +138,7 @@ FPAR__SIMD fpar_vmask fpar_vmask_first(unsigned n) {
 #endif
 
 /* Unaligned loads and stores, and masked ones that touch no memory for
- * lanes that are off (their loaded value is 0).  U is T at E's alignment;
+ * lanes that are off (their loaded value is 0).  U is T at byte alignment;
  * ELEM32 selects the instruction-set path for 32-bit element types. */
 #define FPAR__SIMD_MEMORY(T, U, E, ELEM32)                                     \
   /** \brief Load W elements (any alignment). \param p the first.              \
