@@ -17,8 +17,11 @@
  * scoped   scoped-parallelism reduction of 2^24 floats and NBody (N =
  *          16384) against OpenMP SIMD loops on the same data.
  * lanes    lane-form kernels (W lanes per sub-group): barrier cost at
- *          L = 256 and 1024, reductions, NBody, tiled SGEMM and a Jacobi
- *          stencil against OpenMP SIMD loops on the same data.
+ *          L = 256 and 1024, reductions, NBody, register-blocked SGEMM
+ *          (and its fraction of the FMA peak of the built instruction
+ *          set), the Jacobi and 7-point stencils against OpenMP SIMD loops
+ *          on the same data, compiled for the same instruction set
+ *          (examples/bench_avx2 and bench_sse2 are the other builds).
  * phase    phase kernels (FPAR_PHASE_KERNEL): the tree reduction of 2^24
  *          floats in groups of 256 as loops, the same source on fibers,
  *          the fpar_barrier() kernel and an OpenMP SIMD loop, beside PoCL
