@@ -3,12 +3,16 @@
  * W = FPAR_SIMD_WIDTH lanes per call: build with -march=native. */
 #include "lane_kernels.h"
 
+#include <fiberpar/phase.h>
+
 #define W FPAR_SIMD_WIDTH
 
-/* Submit a lane kernel, wait for it, return its status. */
+/* Submit a lane kernel, FPAR_DEFINE_LANE_KERNEL's or FPAR_LANE_KERNEL's
+ * (def, with its row runner; kernel NULL), wait for it, return its
+ * status. */
 static int lk_run(fpar_queue *q, const char *name, fpar_kernel_fn kernel,
-                  void *args, fpar_range global, fpar_range local,
-                  const fpar_local_buffer_desc *buffer) {
+                  const fpar_kernel *def, void *args, fpar_range global,
+                  fpar_range local, const fpar_local_buffer_desc *buffer) {
   fpar_launch_desc d;
   fpar_event *ev;
   int err;
@@ -16,7 +20,8 @@ static int lk_run(fpar_queue *q, const char *name, fpar_kernel_fn kernel,
   fpar_launch_desc_init(&d);
   d.name = name;
   d.kernel = kernel;
-  d.lanes = W;
+  d.lanes = kernel != NULL ? W : 0;
+  d.def = def;
   d.args = args;
   d.global = global;
   d.local = local;
@@ -27,6 +32,35 @@ static int lk_run(fpar_queue *q, const char *name, fpar_kernel_fn kernel,
   err = fpar_event_wait(ev);
   fpar_event_release(ev);
   return err;
+}
+
+const char *lk_isa(void) {
+#if FPAR_SIMD_WIDTH == 16
+  return "avx512f";
+#elif FPAR_SIMD_WIDTH == 8
+  return "avx2";
+#elif FPAR_SIMD_WIDTH == 4
+  return "sse2";
+#else
+  return "scalar";
+#endif
+}
+
+int lk_isa_runs(void) {
+#if FPAR_SIMD_WIDTH > 1
+  __builtin_cpu_init();
+#endif
+#if FPAR_SIMD_WIDTH == 16
+  return __builtin_cpu_supports("avx512f");
+#elif FPAR_SIMD_WIDTH == 8 && defined(__FMA__)
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#elif FPAR_SIMD_WIDTH == 8
+  return __builtin_cpu_supports("avx2");
+#elif FPAR_SIMD_WIDTH == 4
+  return __builtin_cpu_supports("sse2");
+#else
+  return 1;
+#endif
 }
 
 /* Lane i's sum of src[i], src[i + W], ... over W * n floats (four
@@ -80,8 +114,8 @@ int lk_reduce_ndrange(fpar_queue *q, const float *in, size_t n, float *partial,
   red_args a = {in, partial};
 
   *groups = n / RED_ITEM / RED_LOCAL;
-  return lk_run(q, "reduce_lanes", red_kernel, &a, fpar_range1(n / RED_ITEM),
-                fpar_range1(RED_LOCAL), NULL);
+  return lk_run(q, "reduce_lanes", red_kernel, NULL, &a,
+                fpar_range1(n / RED_ITEM), fpar_range1(RED_LOCAL), NULL);
 }
 
 /* ---- Reduction, scoped --------------------------------------------------- */
@@ -203,14 +237,16 @@ int lk_nbody(fpar_queue *q, const float *pos, float *acc, size_t n, int fast) {
   nb_args a = {pos, acc, fast};
   fpar_local_buffer_desc tile = {0, 4 * sizeof(float), 64};
 
-  return lk_run(q, fast ? "nbody_lanes_fast" : "nbody_lanes", nb_kernel, &a,
-                fpar_range1(n), fpar_range1(NB_LOCAL), &tile);
+  return lk_run(q, fast ? "nbody_lanes_fast" : "nbody_lanes", nb_kernel, NULL,
+                &a, fpar_range1(n), fpar_range1(NB_LOCAL), &tile);
 }
 
 /* ---- SGEMM --------------------------------------------------------------- */
 
-#define MM_T 64 /* tile edge: rows and columns of C, step of k */
-#define MM_R 4  /* rows of C per work-item */
+#define MM_ROWS 64 /* rows of C per work-item (and per work-group) */
+#define MM_COLS 64 /* columns of C per work-group: 2 per work-item */
+#define MM_KB 128  /* step of k: the panel of B a sub-group keeps */
+#define MM_MR 4    /* rows of C in registers at a time */
 
 typedef struct mm_args {
   const float *a, *b;
@@ -218,39 +254,55 @@ typedef struct mm_args {
   size_t n;
 } mm_args;
 
-/* A work-group of (64, 16) work-items computes a 64x64 tile of C; the
- * sub-group at (x0, y) computes rows 4y..4y+3, columns x0..x0+W-1, with
- * four vector accumulators.  Per k step it copies its part of the A and B
- * tiles into local memory, barrier, multiplies the tiles, barrier. */
+/* The sub-group at x0 computes rows row0..row0+63, columns 2 x0 .. 2 x0 +
+ * 2W - 1 of C (work-item i owns columns 2 x0 + i and 2 x0 + W + i).  Per
+ * step of 128 k it copies its 128 x 2W panel of B into a private array
+ * (contiguous, a few pages: rows of B are 4 KiB apart, so read in place
+ * every k would touch a new page), then runs down its 64 rows 4 at a
+ * time, 4 x 2 vector accumulators in registers: per k, 4 broadcasts of A
+ * and 2 panel loads feed 8 FMAs.  No local memory and no barrier: the
+ * work-group's sub-groups share A's rows through the cache, and the group
+ * runs as a loop. */
 static inline void mm_body(fpar_lanes *lk, void *p) {
   const mm_args *m = p;
-  size_t n = m->n, x0 = lk->it->local_id[0], y = lk->it->local_id[1];
-  size_t row0 = fpar_group_id(lk->it, 1) * MM_T + MM_R * y;
-  size_t col0 = fpar_group_id(lk->it, 0) * MM_T;
-  float(*as)[MM_T] = fpar_group_local_memory_for_overwrite(
-      lk->it, sizeof(float[MM_T][MM_T]), 64);
-  float(*bs)[MM_T] = fpar_group_local_memory_for_overwrite(
-      lk->it, sizeof(float[MM_T][MM_T]), 64);
-  fpar_vf32 acc[MM_R] = {{0}};
+  size_t n = m->n, row0 = fpar_global_id(lk->it, 1) * MM_ROWS;
+  size_t col0 = 2 * lk->global_first;
+  float *c = m->c + row0 * n + col0;
+  fpar_vf32 panel[MM_KB][2];
 
-  for (size_t kt = 0; kt < n; kt += MM_T) {
-    for (int r = 0; r < MM_R; r++) {
-      fpar_vf32_store(&as[MM_R * y + r][x0],
-                      fpar_vf32_load(m->a + (row0 + r) * n + kt + x0));
-      fpar_vf32_store(
-          &bs[MM_R * y + r][x0],
-          fpar_vf32_load(m->b + (kt + MM_R * y + r) * n + col0 + x0));
+  for (size_t kk = 0; kk < n; kk += MM_KB) {
+    const float *b = m->b + kk * n + col0;
+
+    for (size_t k = 0; k < MM_KB; k++) {
+      panel[k][0] = fpar_vf32_load(b + k * n);
+      panel[k][1] = fpar_vf32_load(b + k * n + W);
     }
-    fpar_barrier(lk->it);
-    for (size_t k = 0; k < MM_T; k++) {
-      fpar_vf32 bv = fpar_vf32_load(&bs[k][x0]);
-      for (int r = 0; r < MM_R; r++)
-        acc[r] += as[MM_R * y + r][k] * bv;
+    for (size_t r0 = 0; r0 < MM_ROWS; r0 += MM_MR) {
+      const float *a = m->a + (row0 + r0) * n + kk;
+      float *cr = c + r0 * n;
+      fpar_vf32 acc[MM_MR][2];
+
+      /* GCC keeps acc in registers only when these loops are unrolled
+       * (at -O2 it leaves them as loops over an array on the stack). */
+#pragma GCC unroll 8
+      for (int r = 0; r < MM_MR; r++) {
+        acc[r][0] = kk ? fpar_vf32_load(cr + r * n) : (fpar_vf32){0};
+        acc[r][1] = kk ? fpar_vf32_load(cr + r * n + W) : (fpar_vf32){0};
+      }
+      for (size_t k = 0; k < MM_KB; k++) {
+#pragma GCC unroll 8
+        for (int r = 0; r < MM_MR; r++) {
+          acc[r][0] += a[r * n + k] * panel[k][0];
+          acc[r][1] += a[r * n + k] * panel[k][1];
+        }
+      }
+#pragma GCC unroll 8
+      for (int r = 0; r < MM_MR; r++) {
+        fpar_vf32_store(cr + r * n, acc[r][0]);
+        fpar_vf32_store(cr + r * n + W, acc[r][1]);
+      }
     }
-    fpar_barrier(lk->it);
   }
-  for (int r = 0; r < MM_R; r++)
-    fpar_vf32_store(m->c + (row0 + r) * n + col0 + x0, acc[r]);
 }
 FPAR_DEFINE_LANE_KERNEL(mm_kernel, mm_body)
 
@@ -258,74 +310,102 @@ int lk_sgemm(fpar_queue *q, const float *a, const float *b, float *c,
              size_t n) {
   mm_args m = {a, b, c, n};
 
-  return lk_run(q, "sgemm_lanes", mm_kernel, &m, fpar_range2(n, n / MM_R),
-                fpar_range2(MM_T, MM_T / MM_R), NULL);
+  return lk_run(q, "sgemm_lanes", mm_kernel, NULL, &m,
+                fpar_range2(n / 2, n / MM_ROWS), fpar_range2(MM_COLS / 2, 1),
+                NULL);
 }
 
-/* ---- Jacobi stencil ------------------------------------------------------ */
+/* ---- Stencils ----------------------------------------------------------- */
 
-#define ST_X 64    /* columns per work group */
-#define ST_ROWS 32 /* rows per work-item: each computes a column strip */
-#define ST_PITCH (ST_X + 2)
+/* A stencil reads its neighbours straight from global memory: they are in
+ * the cache already (the rows above and below were read for the row
+ * before), so copying a tile with a halo into local memory only adds a
+ * pass over the data, a barrier and a fiber per sub-group (measured at a
+ * third of the OpenMP loop; see the README's benchmark notes).  With no
+ * barrier a group runs as a loop, and the row runner inlines the body
+ * into it (FPAR_LANE_KERNEL defines the kernel with its
+ * FPAR_DEFINE_LANE_ROW runner, the body always inlined): per sub-group, the
+ * loads, the sum and a store, as in the OpenMP loop.  Sub-groups with a
+ * boundary cell take the per-lane path; its scalar stores, unlike masked vector
+ * stores, let the compiler keep the arguments in registers across sub-groups.
+ */
 
 typedef struct st_args {
   const float *in;
   float *out;
-  size_t nx, ny;
+  size_t nx, ny, nz;
 } st_args;
 
-/* Copy grid row gy, columns gx0 .. gx0+W-1 and, for the group's edge
- * sub-groups, the halo cell beside them, into tile row `row` (0 outside the
- * grid). */
-static inline void st_load_row(float *row, const st_args *s, size_t x0,
-                               size_t gx0, long gy) {
-  const float *src = s->in + (size_t)gy * s->nx + gx0;
-  int inside = gy >= 0 && (size_t)gy < s->ny;
+/* The two stencils' sums in one order, for a vector or a scalar at c
+ * (AT loads one). */
+#define ST_AT_VEC(p) fpar_vf32_load(p)
+#define ST_AT_ONE(p) (*(p))
+#define ST_JACOBI5(AT, c, nx)                                                  \
+  (0.25f * (((AT((c) - (nx)) + AT((c) + (nx))) + AT((c)-1)) + AT((c) + 1)))
+#define ST_JACOBI7(AT, c, nx, plane)                                           \
+  ((1.0f / 7) *                                                                \
+   ((((((AT((c)-1) + AT((c) + 1)) + AT((c) - (nx))) + AT((c) + (nx))) +        \
+      AT((c) - (plane))) +                                                     \
+     AT((c) + (plane))) +                                                      \
+    AT(c)))
 
-  fpar_vf32_store(row + x0 + 1, inside ? fpar_vf32_load(src) : (fpar_vf32){0});
-  if (x0 == 0)
-    row[0] = inside && gx0 > 0 ? src[-1] : 0;
-  if (x0 + W == ST_X)
-    row[ST_X + 1] = inside && gx0 + W < s->nx ? src[W] : 0;
+/* Whether the cells (x .. x+W-1, y) are all inside the boundary: 1 <= x,
+ * x + W < nx, 1 <= y < ny - 1, in two unsigned comparisons (x - 1 and
+ * y - 1 wrap to huge values at 0). */
+static inline int st_inner(size_t x, size_t nx, size_t y, size_t ny) {
+  return nx > W && (x - 1 < nx - W - 1) & (y - 1 < ny - 2);
 }
 
-/* A work group of 64 work-items covers 64 columns x 32 rows: each
- * sub-group copies its columns of the 34 tile rows (the cells and a
- * one-cell halo) into local memory, barrier, then averages the four
- * neighbours of its 32 x W cells; grid boundary cells keep their value.
- * (Computing a strip per work-item keeps fibers few: one per 32 x W
- * cells.) */
-static inline void st_body(fpar_lanes *lk, void *p) {
+/* One sub-group of cells (x0 + i, y) of the 5-point sweep. */
+FPAR_LANE_KERNEL(jacobi_kernel, lk, p) {
   const st_args *s = p;
-  float(*tile)[ST_PITCH] = fpar_group_local_memory_for_overwrite(
-      lk->it, sizeof(float[ST_ROWS + 2][ST_PITCH]), 64);
-  size_t x0 = lk->it->local_id[0], gx0 = lk->global_first;
-  long gy0 = (long)(fpar_global_id(lk->it, 1) * ST_ROWS);
-  fpar_vmask side =
-      (lk->global_id0 == 0) | (lk->global_id0 == (int32_t)s->nx - 1);
+  size_t nx = s->nx, x0 = lk->global_first, y = fpar_global_id(lk->it, 1);
+  const float *c = s->in + y * nx + x0;
+  float *o = s->out + y * nx + x0;
 
-  for (long r = 0; r < ST_ROWS + 2; r++)
-    st_load_row(tile[r], s, x0, gx0, gy0 + r - 1);
-  fpar_barrier(lk->it);
-  for (long r = 1; r <= ST_ROWS; r++) {
-    size_t gy = (size_t)(gy0 + r - 1);
-    fpar_vf32 c = fpar_vf32_load(&tile[r][x0 + 1]);
-    fpar_vf32 avg = 0.25f * (fpar_vf32_load(&tile[r - 1][x0 + 1]) +
-                             fpar_vf32_load(&tile[r + 1][x0 + 1]) +
-                             fpar_vf32_load(&tile[r][x0]) +
-                             fpar_vf32_load(&tile[r][x0 + 2]));
-    fpar_vmask edge = gy == 0 || gy == s->ny - 1 ? fpar_vmask_first(W) : side;
-    fpar_vf32_store(s->out + gy * s->nx + gx0, fpar_vf32_select(edge, c, avg));
+  if (st_inner(x0, nx, y, s->ny)) {
+    fpar_vf32_store(o, ST_JACOBI5(ST_AT_VEC, c, nx));
+    return;
   }
+  for (size_t i = 0; i < lk->active; i++)
+    o[i] = x0 + i >= 1 && x0 + i + 1 < nx && y >= 1 && y + 1 < s->ny
+               ? ST_JACOBI5(ST_AT_ONE, c + i, nx)
+               : c[i];
 }
-FPAR_DEFINE_LANE_KERNEL(st_kernel, st_body)
 
 int lk_jacobi(fpar_queue *q, const float *in, float *out, size_t nx,
               size_t ny) {
-  st_args s = {in, out, nx, ny};
+  st_args s = {in, out, nx, ny, 1};
 
-  return lk_run(q, "jacobi_lanes", st_kernel, &s, fpar_range2(nx, ny / ST_ROWS),
-                fpar_range2(ST_X, 1), NULL);
+  return lk_run(q, "jacobi_lanes", NULL, &jacobi_kernel, &s,
+                fpar_range2(nx, ny), FPAR_LOCAL_AUTO, NULL);
+}
+
+/* One sub-group of cells (x0 + i, y, z) of the 7-point sweep. */
+FPAR_LANE_KERNEL(stencil7_kernel, lk, p) {
+  const st_args *s = p;
+  size_t nx = s->nx, plane = nx * s->ny, x0 = lk->global_first;
+  size_t y = fpar_global_id(lk->it, 1), z = fpar_global_id(lk->it, 2);
+  const float *c = s->in + z * plane + y * nx + x0;
+  float *o = s->out + z * plane + y * nx + x0;
+
+  if (st_inner(x0, nx, y, s->ny) && z >= 1 && z + 1 < s->nz) {
+    fpar_vf32_store(o, ST_JACOBI7(ST_AT_VEC, c, nx, plane));
+    return;
+  }
+  for (size_t i = 0; i < lk->active; i++)
+    o[i] = x0 + i >= 1 && x0 + i + 1 < nx && y >= 1 && y + 1 < s->ny &&
+                   z >= 1 && z + 1 < s->nz
+               ? ST_JACOBI7(ST_AT_ONE, c + i, nx, plane)
+               : c[i];
+}
+
+int lk_stencil7(fpar_queue *q, const float *in, float *out, size_t nx,
+                size_t ny, size_t nz) {
+  st_args s = {in, out, nx, ny, nz};
+
+  return lk_run(q, "stencil7_lanes", NULL, &stencil7_kernel, &s,
+                fpar_range3(nx, ny, nz), FPAR_LOCAL_AUTO, NULL);
 }
 
 /* ---- Barrier cost ------------------------------------------------------ */
@@ -359,6 +439,6 @@ int lk_barrier_loop(fpar_queue *q, size_t local, size_t groups, int barriers,
                     uint32_t *out) {
   bl_args a = {barriers, out};
 
-  return lk_run(q, "barrier_lanes", bl_kernel, &a, fpar_range1(local * groups),
-                fpar_range1(local), NULL);
+  return lk_run(q, "barrier_lanes", bl_kernel, NULL, &a,
+                fpar_range1(local * groups), fpar_range1(local), NULL);
 }

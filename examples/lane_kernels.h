@@ -11,6 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The instruction set these kernels were compiled for, which sets the
+ * lane width: "avx512f", "avx2", "sse2" or "scalar". */
+const char *lk_isa(void);
+
+/* Whether this CPU runs that instruction set (a program built for a wider
+ * one than the CPU has must stop before its first lane kernel). */
+int lk_isa_runs(void);
+
 /* Sum of in[0..n): an nd_range lane kernel (each work-item sums 256
  * elements, sub-groups reduce in registers, one barrier per group) writing
  * one partial sum per group.  n must be a multiple of 256 * 256.
@@ -29,16 +37,23 @@ int lk_reduce_scoped(fpar_queue *q, const float *in, size_t n, float *partial,
  * Newton instead of 1/sqrt.  n must be a multiple of 256. */
 int lk_nbody(fpar_queue *q, const float *pos, float *acc, size_t n, int fast);
 
-/* C = A B for n x n row-major matrices: 64x64 tiles of A and B in local
- * memory, two barriers per tile step, each work-item computing 4 rows of
- * one column.  n must be a multiple of 64. */
+/* C = A B for n x n row-major matrices: each work-item computes 64 rows
+ * of 2 columns, register-blocked 4 rows x 2 vectors at a time from a
+ * private panel of B (no local memory, no barrier).  n must be a multiple
+ * of 128. */
 int lk_sgemm(fpar_queue *q, const float *a, const float *b, float *c, size_t n);
 
 /* One 5-point Jacobi sweep of an nx x ny grid (x fastest): out = mean of
- * the four neighbours inside, out = in on the boundary; 64 x 32 tiles with
- * a one-cell halo in local memory.  nx must be a multiple of 64, ny of
- * 32. */
+ * the four neighbours inside, out = in on the boundary.  The neighbours
+ * come straight from global memory (no local tiles, no barrier), the body
+ * inlined into a loop over each row (FPAR_DEFINE_LANE_ROW).  Any sizes. */
 int lk_jacobi(fpar_queue *q, const float *in, float *out, size_t nx, size_t ny);
+
+/* One 7-point sweep of an nx x ny x nz grid (x fastest, then y): out =
+ * the mean of the cell and its six neighbours inside, out = in on the
+ * boundary; as lk_jacobi.  Any sizes. */
+int lk_stencil7(fpar_queue *q, const float *in, float *out, size_t nx,
+                size_t ny, size_t nz);
 
 /* `barriers` barriers per group of `local` work-items in lane form (one
  * LCG step and a local-memory store between barriers, as the scalar

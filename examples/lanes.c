@@ -1,21 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* lanes.c - the bundled lane-form kernels (lane_kernels.c) checked against
  * plain C: reductions (nd_range with a barrier, scoped), NBody, tiled
- * SGEMM, Jacobi stencil, and the barrier loop with groups that W does not
- * divide.  Prints one line per kernel and exits 0 when all are right.
+ * SGEMM, the 5-point Jacobi and 7-point stencils, and the barrier loop with
+ * groups that W does not divide.  Prints one line per kernel and exits 0 when
+ * all are right.
  */
 #include <fiberpar.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lane_kernels.h"
 
 static int failures;
 
 static void verdict(const char *what, int ok, double err) {
-  printf("%-34s W=%-2d error %.2e: %s\n", what, FPAR_SIMD_WIDTH, err,
+  printf("%-38s W=%-2d error %.2e: %s\n", what, FPAR_SIMD_WIDTH, err,
          ok ? "ok" : "WRONG");
   failures += !ok;
 }
@@ -104,27 +106,61 @@ static void test_sgemm(fpar_queue *q) {
         s += (double)a[i * n + k] * b[k * n + j];
       worst = fmax(worst, fabs(s - c[i * n + j]));
     }
-  verdict("tiled sgemm lanes (max |error|)", worst < 1e-3, worst);
+  verdict("sgemm lanes (max |error|)", worst < 1e-3, worst);
   free(a), free(b), free(c);
 }
 
-static void test_jacobi(fpar_queue *q) {
-  const size_t nx = 256, ny = 96;
-  float *in = malloc(nx * ny * 4), *out = malloc(nx * ny * 4);
+/* Cells of out that differ from the plain-C sweep of an nx x ny x nz grid
+ * (5-point in the plane when nz is 1, else 7-point). */
+static size_t stencil_wrong(const float *in, const float *out, size_t nx,
+                            size_t ny, size_t nz) {
+  const long sx = 1, sy = (long)nx, sz = (long)(nx * ny);
   size_t wrong = 0;
 
-  for (size_t i = 0; i < nx * ny; i++)
+  for (size_t z = 0; z < nz; z++)
+    for (size_t y = 0; y < ny; y++)
+      for (size_t x = 0; x < nx; x++) {
+        const float *c = in + (long)z * sz + (long)y * sy + (long)x;
+        int edge = x == 0 || y == 0 || x == nx - 1 || y == ny - 1 ||
+                   (nz > 1 && (z == 0 || z == nz - 1));
+        float want;
+
+        if (edge)
+          want = *c;
+        else if (nz == 1)
+          want = 0.25f * (c[-sy] + c[sy] + c[-sx] + c[sx]);
+        else
+          want = (1.0f / 7) *
+                 (c[-sx] + c[sx] + c[-sy] + c[sy] + c[-sz] + c[sz] + c[0]);
+        wrong += out[(long)z * sz + (long)y * sy + (long)x] != want;
+      }
+  return wrong;
+}
+
+/* Sizes that W does not divide (masked last sub-groups), and one row
+ * narrower than a sub-group. */
+static void test_stencils(fpar_queue *q) {
+  static const size_t sizes[][3] = {
+      {256, 96, 1}, {203, 37, 1}, {5, 9, 1}, {67, 13, 11}, {64, 32, 16}};
+  const size_t cells = 64 * 32 * 16; /* the largest */
+  float *in = malloc(cells * 4), *out = malloc(cells * 4);
+  char what[64];
+
+  for (size_t i = 0; i < cells; i++)
     in[i] = (float)((i * 2654435761u) >> 16 & 0xff);
-  check(lk_jacobi(q, in, out, nx, ny), "jacobi");
-  for (size_t y = 0; y < ny; y++)
-    for (size_t x = 0; x < nx; x++) {
-      const float *c = in + y * nx + x;
-      float want = x == 0 || y == 0 || x == nx - 1 || y == ny - 1
-                       ? *c
-                       : 0.25f * (c[-(long)nx] + c[nx] + c[-1] + c[1]);
-      wrong += out[y * nx + x] != want;
-    }
-  verdict("jacobi stencil lanes (cells wrong)", wrong == 0, (double)wrong);
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    size_t nx = sizes[k][0], ny = sizes[k][1], nz = sizes[k][2], wrong;
+
+    memset(out, 0xff, cells * 4);
+    if (nz == 1)
+      check(lk_jacobi(q, in, out, nx, ny), "jacobi");
+    else
+      check(lk_stencil7(q, in, out, nx, ny, nz), "stencil7");
+    wrong = stencil_wrong(in, out, nx, ny, nz);
+    snprintf(what, sizeof what, "%s %zux%zux%zu (cells wrong)",
+             nz == 1 ? "jacobi lanes" : "7-point lanes", nx, ny, nz);
+    verdict(what, wrong == 0, (double)wrong);
+  }
   free(in), free(out);
 }
 
@@ -149,12 +185,17 @@ int main(void) {
   fpar_runtime *rt;
   fpar_queue *q;
 
+  if (!lk_isa_runs()) {
+    printf("lanes: built for %s, which this CPU does not run: skipped\n",
+           lk_isa());
+    return 77;
+  }
   check(fpar_runtime_create(&rt, NULL), "runtime");
   check(fpar_queue_create(rt, 0, &q), "queue");
   test_reductions(q);
   test_nbody(q);
   test_sgemm(q);
-  test_jacobi(q);
+  test_stencils(q);
   test_barrier_loop(q);
   fpar_queue_destroy(q);
   fpar_runtime_destroy(rt);

@@ -915,7 +915,8 @@ typedef struct fpar_launch_desc {
   size_t size;
   const char *name;      /**< kernel name for messages (copied); may be NULL */
   fpar_kernel_fn kernel; /**< the kernel, or NULL (see def) */
-  fpar_row_fn row;       /**< FPAR_DEFINE_ROW runner of kernel, or NULL */
+  fpar_row_fn row; /**< FPAR_DEFINE_ROW runner of kernel (for a lane
+                        kernel FPAR_DEFINE_LANE_ROW's), or NULL */
   /** FPAR_SIMD_WIDTH for a FPAR_DEFINE_LANE_KERNEL kernel
    *  (<fiberpar/simd.h>); 0 otherwise. */
   unsigned lanes;

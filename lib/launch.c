@@ -253,11 +253,11 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *given, fpar_event **ev) {
   }
   if ((err = fpar__launch_model(d, &model)) != 0)
     return err;
-  if (d->lanes > 1 && (model != FPAR__ND_RANGE || d->row != NULL ||
-                       d->lanes > 64 || (d->lanes & (d->lanes - 1)) != 0))
+  if (d->lanes > 1 && (model != FPAR__ND_RANGE || d->lanes > 64 ||
+                       (d->lanes & (d->lanes - 1)) != 0))
     return fpar__set_error(FPAR_EINVAL,
                            "launch '%s': lanes %u must be a power of two up "
-                           "to 64, for a kernel without a row runner",
+                           "to 64, for an nd_range kernel",
                            d->name ? d->name : "(unnamed)", d->lanes);
   cfg = &q->rt->cfg;
   global = d->global;

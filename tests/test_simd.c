@@ -2275,5 +2275,7 @@ static Suite *simd_suite(void) {
 }
 
 int main(void) {
+  if (!fpar_test_cpu_runs_build())
+    return 77;
   return fpar_test_run(simd_suite());
 }

@@ -167,6 +167,27 @@ static inline TCase *fpar_test_case(const char *name) {
   return tc;
 }
 
+/* Whether this CPU runs the instruction set the test was compiled for (the
+ * per-ISA builds of the lane suites skip, exit 77, where it does not). */
+static inline int fpar_test_cpu_runs_build(void) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+#if defined(__AVX512F__)
+  if (!__builtin_cpu_supports("avx512f"))
+    return 0;
+#endif
+#if defined(__AVX2__)
+  if (!__builtin_cpu_supports("avx2"))
+    return 0;
+#endif
+#if defined(__FMA__)
+  if (!__builtin_cpu_supports("fma"))
+    return 0;
+#endif
+#endif
+  return 1;
+}
+
 /* Run the suite in forked mode and turn the result into an exit status. */
 static inline int fpar_test_run(Suite *s) {
   SRunner *r = srunner_create(s);

@@ -166,12 +166,14 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
 /** Define the lane kernel `name` (needs <fiberpar/simd.h>): its body
  *  follows as that of `void body(fpar_lanes *lk, void *args)` and runs
  *  once per sub-group of FPAR_SIMD_WIDTH work-items
- *  (FPAR_DEFINE_LANE_KERNEL). */
+ *  (FPAR_DEFINE_LANE_KERNEL, with its FPAR_DEFINE_LANE_ROW runner). */
 #define FPAR_LANE_KERNEL(name, lk, args)                                       \
   FPAR__ALWAYS_INLINE void name##_fpar_lanes_(fpar_lanes *lk FPAR__UNUSED,     \
                                               void *args FPAR__UNUSED);        \
   FPAR_DEFINE_LANE_KERNEL(name##_fpar_kernel_, name##_fpar_lanes_)             \
-  FPAR__KERNEL_DEF(name, name##_fpar_kernel_, NULL, FPAR_SIMD_WIDTH)           \
+  FPAR_DEFINE_LANE_ROW(name##_fpar_row_, name##_fpar_lanes_)                   \
+  FPAR__KERNEL_DEF(name, name##_fpar_kernel_, name##_fpar_row_,                \
+                   FPAR_SIMD_WIDTH)                                            \
   FPAR__ALWAYS_INLINE void name##_fpar_lanes_(fpar_lanes *lk FPAR__UNUSED,     \
                                               void *args FPAR__UNUSED)
 

@@ -72,6 +72,20 @@ typedef int64_t fpar__vi64 __attribute__((vector_size(8 * FPAR_SIMD_WIDTH)));
 /** A mask: an fpar_vi32 whose lanes are -1 (on) or 0 (off). */
 typedef fpar_vi32 fpar_vmask;
 
+/* The same types at byte alignment, for loads and stores at any address.
+ * A vector access may alias its element type only (GCC and Clang treat
+ * vector types so), unlike memcpy, whose stores may alias anything:
+ * through memcpy a kernel's store made the compiler reload every argument
+ * of the kernel for the next sub-group. */
+typedef float fpar__vf32_u
+    __attribute__((vector_size(4 * FPAR_SIMD_WIDTH), aligned(1)));
+typedef double fpar__vf64_u
+    __attribute__((vector_size(8 * FPAR_SIMD_WIDTH), aligned(1)));
+typedef int32_t fpar__vi32_u
+    __attribute__((vector_size(4 * FPAR_SIMD_WIDTH), aligned(1)));
+typedef uint32_t fpar__vu32_u
+    __attribute__((vector_size(4 * FPAR_SIMD_WIDTH), aligned(1)));
+
 #define FPAR__SIMD static inline __attribute__((always_inline))
 
 /* The zero vector of type T.  Compound literals are an extension in C++:
@@ -136,20 +150,18 @@ FPAR__SIMD fpar_vmask fpar_vmask_first(unsigned n) {
 #endif
 
 /* Unaligned loads and stores, and masked ones that touch no memory for
- * lanes that are off (their loaded value is 0).  ELEM32 selects the
- * instruction-set path for 32-bit element types. */
-#define FPAR__SIMD_MEMORY(T, E, ELEM32)                                        \
+ * lanes that are off (their loaded value is 0).  U is T at byte alignment;
+ * ELEM32 selects the instruction-set path for 32-bit element types. */
+#define FPAR__SIMD_MEMORY(T, U, E, ELEM32)                                     \
   /** \brief Load W elements (any alignment). \param p the first.              \
    *  \return the vector. */                                                   \
   FPAR__SIMD T T##_load(const E *p) {                                          \
-    T v;                                                                       \
-    memcpy(&v, p, sizeof v);                                                   \
-    return v;                                                                  \
+    return *(const U *)(const void *)p;                                        \
   }                                                                            \
   /** \brief Store W elements (any alignment). \param p the first.             \
    *  \param v the vector. */                                                  \
   FPAR__SIMD void T##_store(E *p, T v) {                                       \
-    memcpy(p, &v, sizeof v);                                                   \
+    *(U *)(void *)p = v;                                                       \
   }                                                                            \
   /** \brief Load the lanes that are on; the others are 0 and their memory     \
    *  is not read. \param p lane 0's element. \param m the mask.               \
@@ -195,10 +207,10 @@ FPAR__SIMD fpar_vmask fpar_vmask_first(unsigned n) {
 #else
 #define FPAR__IF_ELEM32(e, code)
 #endif
-FPAR__SIMD_MEMORY(fpar_vf32, float, 1)
-FPAR__SIMD_MEMORY(fpar_vf64, double, 0)
-FPAR__SIMD_MEMORY(fpar_vi32, int32_t, 1)
-FPAR__SIMD_MEMORY(fpar_vu32, uint32_t, 1)
+FPAR__SIMD_MEMORY(fpar_vf32, fpar__vf32_u, float, 1)
+FPAR__SIMD_MEMORY(fpar_vf64, fpar__vf64_u, double, 0)
+FPAR__SIMD_MEMORY(fpar_vi32, fpar__vi32_u, int32_t, 1)
+FPAR__SIMD_MEMORY(fpar_vu32, fpar__vu32_u, uint32_t, 1)
 
 /* ---- Masks --------------------------------------------------------------- */
 
@@ -725,6 +737,40 @@ FPAR__SIMD void fpar_lanes_init(fpar_lanes *lk, fpar_item *it) {
     fpar_lanes fpar_lk_;                                                       \
     fpar_lanes_init(&fpar_lk_, fpar_it_);                                      \
     body(&fpar_lk_, fpar_args_);                                               \
+  }
+
+/** Define `static void name(fpar_item *, void *, size_t)`, the row runner
+ *  of the lane kernel `body` (as FPAR_DEFINE_LANE_KERNEL's): it runs `body`
+ *  once per sub-group of a row of the work-group, the last one masked,
+ *  with `body` inlined into the loop.  Set it as fpar_launch_desc.row
+ *  beside the FPAR_DEFINE_LANE_KERNEL kernel (FPAR_LANE_KERNEL in
+ *  <fiberpar/phase.h> defines both): a group that reaches no barrier then
+ *  costs no call per sub-group, which matters for kernels of a few
+ *  nanoseconds per sub-group such as stencils (give `body`
+ *  __attribute__((always_inline)) or use FPAR_LANE_KERNEL, or the compiler
+ *  may call it instead).  The runtime still calls the kernel itself for
+ *  the first sub-group and for groups that reach a barrier. */
+#define FPAR_DEFINE_LANE_ROW(name, body)                                       \
+  static void name(fpar_item *fpar_it_, void *fpar_args_,                      \
+                   size_t fpar_x_end_) {                                       \
+    fpar_item fpar_row_ = *fpar_it_;                                           \
+    fpar_lanes fpar_lk_;                                                       \
+    size_t fpar_x_;                                                            \
+    /* Full sub-groups, where the body sees W active lanes as a constant,      \
+     * then the masked rest. */                                                \
+    for (fpar_x_ = fpar_it_->local_id[0];                                      \
+         fpar_x_ + FPAR_SIMD_WIDTH <= fpar_x_end_;                             \
+         fpar_x_ += FPAR_SIMD_WIDTH) {                                         \
+      fpar_item_seek(&fpar_row_, fpar_x_, FPAR_SIMD_WIDTH, 0);                 \
+      fpar_lanes_init(&fpar_lk_, &fpar_row_);                                  \
+      body(&fpar_lk_, fpar_args_);                                             \
+    }                                                                          \
+    if (fpar_x_ < fpar_x_end_) {                                               \
+      fpar_item_seek(&fpar_row_, fpar_x_, (unsigned)(fpar_x_end_ - fpar_x_),   \
+                     0);                                                       \
+      fpar_lanes_init(&fpar_lk_, &fpar_row_);                                  \
+      body(&fpar_lk_, fpar_args_);                                             \
+    }                                                                          \
   }
 
 /* Sub-group operations of a lane kernel: over its active lanes. */
