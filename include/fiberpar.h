@@ -575,6 +575,8 @@ typedef struct fpar_nd_geometry {
   size_t global_range[3];
   size_t local_range[3];
   size_t group_range[3];
+  /** Work-items per sub-group (<fiberpar/subgroup.h>). */
+  size_t sub_group_size;
 } fpar_nd_geometry;
 
 struct fpar__group_run;
@@ -838,6 +840,12 @@ typedef struct fpar_launch_desc {
    *  (FPAR_KERNEL...), whose name serves when name is NULL. */
   const fpar_kernel *def;
   fpar_phase_mode phase_mode; /**< for a phase kernel def only */
+  /** Work-items per sub-group of an nd_range kernel
+   *  (<fiberpar/subgroup.h>), 1 to FPAR_MAX_SUB_GROUP_SIZE; 0 = the
+   *  runtime's fpar_runtime_subgroup_size() (up to
+   *  FPAR_MAX_SUB_GROUP_SIZE), or the lanes of a lane kernel, which
+   *  accepts no other value. */
+  unsigned subgroup_size;
 } fpar_launch_desc;
 
 /**
@@ -885,5 +893,6 @@ FPAR_EXTERN int fpar_parallel_for(fpar_queue *q, fpar_range global,
 
 #include <fiberpar/phase.h>
 #include <fiberpar/scoped.h>
+#include <fiberpar/subgroup.h>
 
 #endif /* FIBERPAR_H */

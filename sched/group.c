@@ -75,6 +75,8 @@ static _Noreturn __attribute__((noinline, cold)) void
 fpar__exit_mismatch(fpar__worker *w, size_t i) {
   char items[64];
 
+  if (w->run.site == FPAR__SITE_SUBGROUP)
+    fpar__subgroup_diverged(w, i, "returned from the kernel");
   fpar__describe_items(items, sizeof items, 0, i - 1, "waits", "wait");
   fpar__group_abort(w, FPAR_EDIVERGENCE,
                     "work-item %zu returned from the kernel while %s at the "

@@ -15,6 +15,7 @@
 #include "sched/launch.h"
 #include "sched/sanitizer.h"
 #include "sched/stack.h"
+#include "sched/subgroup.h"
 
 struct fpar__sched;
 
@@ -109,6 +110,7 @@ typedef struct fpar__worker {
   const fpar_group *innermost;
   const char *inside;
   fpar__phase_mem phase;
+  fpar__subgroup_run sg; /* sub-group operations of fiber kernels */
 } fpar__worker;
 
 /* The TSan fiber of fiber f (NULL in builds without ThreadSanitizer). */

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+/* subgroup.c - sub-group operations of fiber kernels (<fiberpar/subgroup.h>).
+ *
+ * A sub-group is a run of consecutive fibers (consecutive work-items along
+ * dimension 0 of one row), so an operation is a round-robin rendezvous of
+ * those fibers alone, nested in the group's: the first member records the
+ * operation, puts FPAR__SITE_SUBGROUP in the group's rendezvous value and
+ * switches to the next member; each member stores its value and switches
+ * on; the last one computes every member's result, puts the group's value
+ * back and resumes the first member.  The members then run on in order to
+ * their next rendezvous, as they would after a barrier, and the fiber
+ * after the sub-group is still the next to arrive at the group's: the
+ * barrier's invariant (the running fiber's index is the number of fibers
+ * that have arrived before it) holds throughout.  One switch per member.
+ *
+ * While an operation waits for members, the group's rendezvous value
+ * matches no barrier and no return, so a member that arrives at one of
+ * those takes the barrier's (or the return's) slow path, which reports
+ * the divergence here.  The barrier's fast path is unchanged.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sched/error.h"
+#include "sched/group.h"
+
+const char fpar__site_subgroup[] = "(a sub-group operation)";
+
+/* The operations and types, in the order of their names. */
+enum {
+  FPAR__SG_SHUFFLE,
+  FPAR__SG_XOR,
+  FPAR__SG_UP,
+  FPAR__SG_DOWN,
+  FPAR__SG_BROADCAST,
+  FPAR__SG_BALLOT,
+  FPAR__SG_ADD,
+  FPAR__SG_MIN,
+  FPAR__SG_MAX
+};
+enum { FPAR__SG_FLOAT, FPAR__SG_DOUBLE, FPAR__SG_INT, FPAR__SG_UINT };
+
+static const char *const fpar__sg_kinds[] = {
+    "shuffle", "shuffle_xor", "shuffle_up", "shuffle_down", "broadcast",
+    "ballot",  "reduce_add",  "reduce_min", "reduce_max"};
+static const char *const fpar__sg_types[] = {"float", "double", "int", "uint"};
+
+/* The name of the argument that must agree, for operations that have
+ * one. */
+static const char *fpar__sg_uniform_name(unsigned kind) {
+  switch (kind) {
+  case FPAR__SG_XOR:
+    return "mask";
+  case FPAR__SG_UP:
+  case FPAR__SG_DOWN:
+    return "delta";
+  case FPAR__SG_BROADCAST:
+    return "lane";
+  default:
+    return NULL;
+  }
+}
+
+/* "fpar_sub_group_KIND_TYPE" */
+static const char *fpar__sg_name(char *buf, size_t len, unsigned kind,
+                                 unsigned type) {
+  snprintf(buf, len, "fpar_sub_group_%s_%s", fpar__sg_kinds[kind],
+           fpar__sg_types[type]);
+  return buf;
+}
+
+/* ---- Values ------------------------------------------------------------- */
+
+static uint64_t fpar__sg_from_float(float f) {
+  uint32_t u;
+
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+static float fpar__sg_to_float(uint64_t v) {
+  uint32_t u = (uint32_t)v;
+  float f;
+
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+static uint64_t fpar__sg_from_double(double d) {
+  uint64_t u;
+
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+static double fpar__sg_to_double(uint64_t v) {
+  double d;
+
+  memcpy(&d, &v, sizeof d);
+  return d;
+}
+
+/* The reduction of in[0..n-1] in member order: IEEE fmin/fmax for the
+ * floating types (a NaN loses to a number), wrapping sums for the
+ * integers. */
+static uint64_t fpar__sg_reduce(unsigned kind, unsigned type,
+                                const uint64_t *in, size_t n) {
+  size_t k;
+
+  if (type == FPAR__SG_FLOAT) {
+    float r = fpar__sg_to_float(in[0]);
+    for (k = 1; k < n; k++) {
+      float x = fpar__sg_to_float(in[k]);
+      r = kind == FPAR__SG_ADD   ? r + x
+          : kind == FPAR__SG_MIN ? fminf(r, x)
+                                 : fmaxf(r, x);
+    }
+    return fpar__sg_from_float(r);
+  }
+  if (type == FPAR__SG_DOUBLE) {
+    double r = fpar__sg_to_double(in[0]);
+    for (k = 1; k < n; k++) {
+      double x = fpar__sg_to_double(in[k]);
+      r = kind == FPAR__SG_ADD   ? r + x
+          : kind == FPAR__SG_MIN ? fmin(r, x)
+                                 : fmax(r, x);
+    }
+    return fpar__sg_from_double(r);
+  }
+  {
+    uint32_t r = (uint32_t)in[0];
+    for (k = 1; k < n; k++) {
+      uint32_t x = (uint32_t)in[k];
+      int less = type == FPAR__SG_INT ? (int32_t)x < (int32_t)r : x < r;
+      if (kind == FPAR__SG_ADD)
+        r += x;
+      else if (kind == FPAR__SG_MIN ? less : !less && x != r)
+        r = x;
+    }
+    return r;
+  }
+}
+
+/* Every member's result of the operation over n members. */
+static void fpar__sg_compute(unsigned kind, unsigned type, uint64_t u,
+                             const uint64_t *in, const uint64_t *arg,
+                             uint64_t *out, size_t n) {
+  uint64_t all = 0;
+  size_t k;
+
+  switch (kind) {
+  case FPAR__SG_SHUFFLE:
+    for (k = 0; k < n; k++)
+      out[k] = in[arg[k]];
+    return;
+  case FPAR__SG_XOR:
+    for (k = 0; k < n; k++)
+      out[k] = (k ^ u) < n ? in[k ^ u] : in[k];
+    return;
+  case FPAR__SG_UP:
+    for (k = 0; k < n; k++)
+      out[k] = k >= u ? in[k - u] : in[k];
+    return;
+  case FPAR__SG_DOWN:
+    for (k = 0; k < n; k++)
+      out[k] = k + u < n ? in[k + u] : in[k];
+    return;
+  case FPAR__SG_BROADCAST:
+    all = in[u];
+    break;
+  case FPAR__SG_BALLOT:
+    for (k = 0; k < n; k++)
+      all |= (uint64_t)(in[k] != 0) << k;
+    break;
+  default:
+    all = fpar__sg_reduce(kind, type, in, n);
+    break;
+  }
+  for (k = 0; k < n; k++)
+    out[k] = all;
+}
+
+/* ---- Faults ---------------------------------------------------------------
+ */
+
+_Noreturn void fpar__subgroup_diverged(fpar__worker *w, size_t item,
+                                       const char *what) {
+  const fpar__subgroup_run *sg = &w->sg;
+  char items[64], name[64];
+
+  fpar__describe_items(items, sizeof items, sg->first_item, item - 1,
+                       "of its sub-group waits", "of its sub-group wait");
+  fpar__group_abort(w, FPAR_EDIVERGENCE, "work-item %zu %s while %s at %s",
+                    item, what, items,
+                    fpar__sg_name(name, sizeof name, sg->kind, sg->type));
+}
+
+/* Whether the launch's kernel may use sub-group operations: one work-item
+ * per call, on fibers. */
+static void fpar__sg_check_kernel(fpar__worker *w, const fpar_item *it,
+                                  const char *name) {
+  const fpar__launch *l = w->launch;
+
+  if (l == NULL || l->spec.model == FPAR__SCOPED ||
+      l->spec.model == FPAR__HIERARCHICAL)
+    fpar__group_abort(w, FPAR_ENOTKERNEL,
+                      "%s called in a scoped or hierarchical group function; "
+                      "sub-group operations are for nd_range kernels",
+                      name);
+  if (l->spec.phase_def || l->spec.model == FPAR__PHASE)
+    fpar__group_abort(w, FPAR_EINVAL,
+                      "work-item %zu called %s in a phase kernel; phase "
+                      "kernels have no sub-group operations (write the "
+                      "kernel with fpar_barrier())",
+                      fpar_local_linear_id(it), name);
+  if (it->lanes > 1 || l->spec.lanes > 1)
+    fpar__group_abort(w, FPAR_EINVAL,
+                      "work-items %zu- called %s in a lane kernel; use the "
+                      "lane forms of <fiberpar/simd.h> "
+                      "(fpar_sub_group_reduce_add_f32(lk, v), "
+                      "fpar_vf32_shuffle() ...)",
+                      fpar_local_linear_id(it), name);
+}
+
+/* Work-item i (member j of its sub-group) reached an operation while its
+ * group runs as a loop: work-item 0 turns the group into fibers; any
+ * other work-item comes after work-items that returned. */
+static void fpar__sg_from_loop(fpar__worker *w, size_t i, size_t j,
+                               const char *name) {
+  char items[64];
+
+  if (i == 0) {
+    fpar__group_promote(w);
+    return;
+  }
+  if (j > 0) {
+    fpar__describe_items(items, sizeof items, i - j, i - 1,
+                         "of its sub-group returned",
+                         "of its sub-group returned");
+    fpar__group_abort(w, FPAR_EDIVERGENCE,
+                      "work-item %zu reached %s after %s from the kernel "
+                      "without reaching it",
+                      i, name, items);
+  }
+  fpar__group_abort(w, FPAR_ENOTSUP,
+                    "work-item %zu reached %s after work-item 0 returned from "
+                    "the kernel without reaching a barrier or a sub-group "
+                    "operation: the group ran as a loop (lazy fibers), and "
+                    "sub-group operations need fibers; let work-item 0 reach "
+                    "one first",
+                    i, name);
+}
+
+/* Member j > 0 (work-item i) arrives: the members before it must wait at
+ * the same operation with the same uniform argument. */
+static void fpar__sg_check_member(fpar__worker *w, size_t i, size_t j,
+                                  unsigned kind, unsigned type, uint64_t u,
+                                  const char *name) {
+  const fpar__group_run *g = &w->run;
+  const fpar__subgroup_run *sg = &w->sg;
+  const char *arg = fpar__sg_uniform_name(kind);
+  char items[64], other[80];
+
+  if (g->site != FPAR__SITE_SUBGROUP) {
+    /* They arrived at the group's rendezvous instead. */
+    if (g->site == FPAR__SITE_EXIT) {
+      fpar__describe_items(items, sizeof items, i - j, i - 1,
+                           "of its sub-group returned",
+                           "of its sub-group returned");
+      fpar__group_abort(w, FPAR_EDIVERGENCE,
+                        "work-item %zu waits at %s but %s from the kernel "
+                        "without reaching it",
+                        i, name, items);
+    }
+    fpar__describe_items(items, sizeof items, i - j, i - 1,
+                         "of its sub-group waits", "of its sub-group wait");
+    fpar__group_abort(w, FPAR_EDIVERGENCE,
+                      "work-item %zu waits at %s while %s at the barrier at %s",
+                      i, name, items, fpar__site_name(g->site));
+  }
+  if (sg->kind != kind || sg->type != type) {
+    snprintf(other, sizeof other, "waits at %s", name);
+    fpar__subgroup_diverged(w, i, other);
+  }
+  if (arg != NULL && u != sg->uniform)
+    fpar__group_abort(w, FPAR_EINVAL,
+                      "work-item %zu passed %s %" PRIu64 " to %s but "
+                      "work-item %zu passed %" PRIu64
+                      ": it must be the same in every work-item of the "
+                      "sub-group",
+                      i, arg, u, name, sg->first_item, sg->uniform);
+}
+
+/* Resume member `first` from member f, the last arrival. */
+static void fpar__sg_resume(fpar__worker *w, size_t f, size_t first) {
+  fpar__group_run *g = &w->run;
+
+  g->cur = first;
+  if (g->fibers == FPAR__FIBERS_COPIED && first != 0)
+    fpar__group_switch(w, &g->ctx[f], fpar__fiber_slot(g, f),
+                       w->copy.copier_ctx, FPAR__COPY_COPIER_SLOT,
+                       w->tsan_copier);
+  else
+    fpar__group_switch(w, &g->ctx[f], fpar__fiber_slot(g, f), g->ctx[first],
+                       fpar__fiber_slot(g, first),
+                       fpar__worker_tsan_fiber(w, first));
+}
+
+/* The operation `kind` on `type` of work-item it, with its value v and
+ * argument a (uniform for the operations that have a uniform name). */
+static uint64_t fpar__sg_op(fpar_item *it, unsigned kind, unsigned type,
+                            uint64_t v, uint64_t a) {
+  fpar__worker *w = fpar__self;
+  fpar__group_run *g;
+  fpar__subgroup_run *sg;
+  size_t i, j, n, f;
+  char name[64];
+
+  fpar__sg_name(name, sizeof name, kind, type);
+  if (w == NULL) {
+    fpar__set_error(FPAR_ENOTKERNEL,
+                    "%s called on a thread that runs no kernel", name);
+    return 0;
+  }
+  fpar__sg_check_kernel(w, it, name);
+  i = fpar_local_linear_id(it);
+  j = fpar_sub_group_local_id(it);
+  n = fpar_sub_group_size(it);
+  if ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) && a >= n)
+    fpar__group_abort(w, FPAR_EINVAL,
+                      "work-item %zu passed lane %" PRIu64 " to %s but its "
+                      "sub-group has %zu work-items",
+                      i, a, name, n);
+  if (n == 1) {
+    uint64_t out;
+    fpar__sg_compute(kind, type, a, &v, &a, &out, 1);
+    return out;
+  }
+  g = &w->run;
+  sg = &w->sg;
+  if (g->fibers == FPAR__LOOP)
+    fpar__sg_from_loop(w, i, j, name);
+  f = g->cur;
+  if (j == 0) {
+    sg->group_site = g->site;
+    g->site = FPAR__SITE_SUBGROUP;
+    sg->first_item = i;
+    sg->kind = kind;
+    sg->type = type;
+    sg->uniform = a;
+  } else {
+    fpar__sg_check_member(w, i, j, kind, type, a, name);
+  }
+  sg->in[j] = v;
+  sg->arg[j] = a;
+  if (j + 1 < n) {
+    fpar__group_pass_on(w, &g->ctx[f]);
+  } else {
+    fpar__sg_compute(kind, type, sg->uniform, sg->in, sg->arg, sg->out, n);
+    g->site = sg->group_site;
+    fpar__sg_resume(w, f, f - j);
+  }
+  return sg->out[j];
+}
+
+/* ---- The public operations ------------------------------------------------
+ */
+
+uint64_t fpar_sub_group_ballot_int(fpar_item *it, int pred) {
+  return fpar__sg_op(it, FPAR__SG_BALLOT, FPAR__SG_INT, pred != 0, 0);
+}
+
+#define FPAR__SG_TYPE(t, T, TYPE, TO, FROM)                                    \
+  T fpar_sub_group_shuffle_##t(fpar_item *it, T v, size_t lane) {              \
+    return FROM(fpar__sg_op(it, FPAR__SG_SHUFFLE, TYPE, TO(v), lane));         \
+  }                                                                            \
+  T fpar_sub_group_shuffle_xor_##t(fpar_item *it, T v, unsigned mask) {        \
+    return FROM(fpar__sg_op(it, FPAR__SG_XOR, TYPE, TO(v), mask));             \
+  }                                                                            \
+  T fpar_sub_group_shuffle_up_##t(fpar_item *it, T v, unsigned delta) {        \
+    return FROM(fpar__sg_op(it, FPAR__SG_UP, TYPE, TO(v), delta));             \
+  }                                                                            \
+  T fpar_sub_group_shuffle_down_##t(fpar_item *it, T v, unsigned delta) {      \
+    return FROM(fpar__sg_op(it, FPAR__SG_DOWN, TYPE, TO(v), delta));           \
+  }                                                                            \
+  T fpar_sub_group_broadcast_##t(fpar_item *it, T v, size_t lane) {            \
+    return FROM(fpar__sg_op(it, FPAR__SG_BROADCAST, TYPE, TO(v), lane));       \
+  }                                                                            \
+  T fpar_sub_group_reduce_add_##t(fpar_item *it, T v) {                        \
+    return FROM(fpar__sg_op(it, FPAR__SG_ADD, TYPE, TO(v), 0));                \
+  }                                                                            \
+  T fpar_sub_group_reduce_min_##t(fpar_item *it, T v) {                        \
+    return FROM(fpar__sg_op(it, FPAR__SG_MIN, TYPE, TO(v), 0));                \
+  }                                                                            \
+  T fpar_sub_group_reduce_max_##t(fpar_item *it, T v) {                        \
+    return FROM(fpar__sg_op(it, FPAR__SG_MAX, TYPE, TO(v), 0));                \
+  }
+
+#define FPAR__SG_U32(v) ((uint64_t)(uint32_t)(v))
+#define FPAR__SG_TO_INT(v) ((int32_t)(uint32_t)(v))
+#define FPAR__SG_TO_UINT(v) ((uint32_t)(v))
+
+FPAR__SG_TYPE(float, float, FPAR__SG_FLOAT, fpar__sg_from_float,
+              fpar__sg_to_float)
+FPAR__SG_TYPE(double, double, FPAR__SG_DOUBLE, fpar__sg_from_double,
+              fpar__sg_to_double)
+FPAR__SG_TYPE(int, int32_t, FPAR__SG_INT, FPAR__SG_U32, FPAR__SG_TO_INT)
+FPAR__SG_TYPE(uint, uint32_t, FPAR__SG_UINT, FPAR__SG_U32, FPAR__SG_TO_UINT)
