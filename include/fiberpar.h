@@ -894,5 +894,6 @@ FPAR_EXTERN int fpar_parallel_for(fpar_queue *q, fpar_range global,
 #include <fiberpar/phase.h>
 #include <fiberpar/scoped.h>
 #include <fiberpar/subgroup.h>
+#include <fiberpar/async_copy.h>
 
 #endif /* FIBERPAR_H */

@@ -242,6 +242,7 @@ void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
   g->size = l->spec.group_fibers;
   g->fibers = FPAR__LOOP;
   g->num_objects = 0;
+  fpar__async_group_begin(&w->async);
   fpar__item_begin(it, w);
   g->loop_item = it;
 }

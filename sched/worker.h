@@ -11,6 +11,7 @@
 
 #include "fiberpar.h"
 #include "sched/arena.h"
+#include "sched/async_copy.h"
 #include "sched/copystack.h"
 #include "sched/launch.h"
 #include "sched/sanitizer.h"
@@ -111,6 +112,7 @@ typedef struct fpar__worker {
   const char *inside;
   fpar__phase_mem phase;
   fpar__subgroup_run sg; /* sub-group operations of fiber kernels */
+  fpar__async_run async; /* group copies of the running group */
 } fpar__worker;
 
 /* The TSan fiber of fiber f (NULL in builds without ThreadSanitizer). */
