@@ -927,9 +927,11 @@ FPAR_EXTERN int fpar_parallel_for(fpar_queue *q, fpar_range global,
 }
 #endif
 
-#include <fiberpar/async_copy.h>
 #include <fiberpar/phase.h>
 #include <fiberpar/scoped.h>
+
+/* Sub-groups and group copies. */
+#include <fiberpar/async_copy.h>
 #include <fiberpar/subgroup.h>
 
 #endif /* FIBERPAR_H */
