@@ -103,7 +103,8 @@ static int fpar__launch_subgroup(fpar__launch_spec *l,
   else if (s == 0)
     s = runtime < FPAR_MAX_SUB_GROUP_SIZE ? runtime : FPAR_MAX_SUB_GROUP_SIZE;
   l->geo.sub_group_size = s;
-  l->phase_def = d->def != NULL && d->def->phase_rows != NULL;
+  l->subgroup_ops = l->model == FPAR__ND_RANGE && l->lanes == 1 &&
+                    (d->def == NULL || d->def->phase_rows == NULL);
   return 0;
 }
 

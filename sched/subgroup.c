@@ -42,10 +42,18 @@ enum {
 };
 enum { FPAR__SG_FLOAT, FPAR__SG_DOUBLE, FPAR__SG_INT, FPAR__SG_UINT };
 
-static const char *const fpar__sg_kinds[] = {
-    "shuffle", "shuffle_xor", "shuffle_up", "shuffle_down", "broadcast",
-    "ballot",  "reduce_add",  "reduce_min", "reduce_max"};
-static const char *const fpar__sg_types[] = {"float", "double", "int", "uint"};
+/* "fpar_sub_group_KIND_TYPE", by kind and type. */
+#define FPAR__SG_NAMES(kind)                                                   \
+  {                                                                            \
+    "fpar_sub_group_" kind "_float", "fpar_sub_group_" kind "_double",         \
+        "fpar_sub_group_" kind "_int", "fpar_sub_group_" kind "_uint"          \
+  }
+static const char *const fpar__sg_names[][4] = {
+    FPAR__SG_NAMES("shuffle"),    FPAR__SG_NAMES("shuffle_xor"),
+    FPAR__SG_NAMES("shuffle_up"), FPAR__SG_NAMES("shuffle_down"),
+    FPAR__SG_NAMES("broadcast"),  FPAR__SG_NAMES("ballot"),
+    FPAR__SG_NAMES("reduce_add"), FPAR__SG_NAMES("reduce_min"),
+    FPAR__SG_NAMES("reduce_max")};
 
 /* The name of the argument that must agree, for operations that have
  * one. */
@@ -61,14 +69,6 @@ static const char *fpar__sg_uniform_name(unsigned kind) {
   default:
     return NULL;
   }
-}
-
-/* "fpar_sub_group_KIND_TYPE" */
-static const char *fpar__sg_name(char *buf, size_t len, unsigned kind,
-                                 unsigned type) {
-  snprintf(buf, len, "fpar_sub_group_%s_%s", fpar__sg_kinds[kind],
-           fpar__sg_types[type]);
-  return buf;
 }
 
 /* ---- Values ------------------------------------------------------------- */
@@ -185,19 +185,18 @@ static void fpar__sg_compute(unsigned kind, unsigned type, uint64_t u,
 _Noreturn void fpar__subgroup_diverged(fpar__worker *w, size_t item,
                                        const char *what) {
   const fpar__subgroup_run *sg = &w->sg;
-  char items[64], name[64];
+  char items[64];
 
   fpar__describe_items(items, sizeof items, sg->first_item, item - 1,
                        "of its sub-group waits", "of its sub-group wait");
   fpar__group_abort(w, FPAR_EDIVERGENCE, "work-item %zu %s while %s at %s",
-                    item, what, items,
-                    fpar__sg_name(name, sizeof name, sg->kind, sg->type));
+                    item, what, items, fpar__sg_names[sg->kind][sg->type]);
 }
 
-/* Whether the launch's kernel may use sub-group operations: one work-item
- * per call, on fibers. */
-static void fpar__sg_check_kernel(fpar__worker *w, const fpar_item *it,
-                                  const char *name) {
+/* The launch's kernel may not use sub-group operations (it is not one
+ * work-item per call on fibers): fail the group, saying why. */
+static _Noreturn __attribute__((noinline, cold)) void
+fpar__sg_refused(fpar__worker *w, const fpar_item *it, const char *name) {
   const fpar__launch *l = w->launch;
 
   if (l == NULL || l->spec.model == FPAR__SCOPED ||
@@ -206,26 +205,41 @@ static void fpar__sg_check_kernel(fpar__worker *w, const fpar_item *it,
                       "%s called in a scoped or hierarchical group function; "
                       "sub-group operations are for nd_range kernels",
                       name);
-  if (l->spec.phase_def || l->spec.model == FPAR__PHASE)
-    fpar__group_abort(w, FPAR_EINVAL,
-                      "work-item %zu called %s in a phase kernel; phase "
-                      "kernels have no sub-group operations (write the "
-                      "kernel with fpar_barrier())",
-                      fpar_local_linear_id(it), name);
-  if (it->lanes > 1 || l->spec.lanes > 1)
+  if (l->spec.lanes > 1)
     fpar__group_abort(w, FPAR_EINVAL,
                       "work-items %zu- called %s in a lane kernel; use the "
                       "lane forms of <fiberpar/simd.h> "
                       "(fpar_sub_group_reduce_add_f32(lk, v), "
                       "fpar_vf32_shuffle() ...)",
                       fpar_local_linear_id(it), name);
+  fpar__group_abort(w, FPAR_EINVAL,
+                    "work-item %zu called %s in a phase kernel; phase "
+                    "kernels have no sub-group operations (write the "
+                    "kernel with fpar_barrier())",
+                    fpar_local_linear_id(it), name);
+}
+
+static __attribute__((noinline, cold)) uint64_t
+fpar__sg_outside(const char *name) {
+  fpar__set_error(FPAR_ENOTKERNEL, "%s called on a thread that runs no kernel",
+                  name);
+  return 0;
+}
+
+static _Noreturn __attribute__((noinline, cold)) void
+fpar__sg_bad_lane(fpar__worker *w, size_t i, uint64_t a, const char *name,
+                  size_t n) {
+  fpar__group_abort(w, FPAR_EINVAL,
+                    "work-item %zu passed lane %" PRIu64 " to %s but its "
+                    "sub-group has %zu work-items",
+                    i, a, name, n);
 }
 
 /* Work-item i (member j of its sub-group) reached an operation while its
  * group runs as a loop: work-item 0 turns the group into fibers; any
  * other work-item comes after work-items that returned. */
-static void fpar__sg_from_loop(fpar__worker *w, size_t i, size_t j,
-                               const char *name) {
+static __attribute__((noinline, cold)) void
+fpar__sg_from_loop(fpar__worker *w, size_t i, size_t j, const char *name) {
   char items[64];
 
   if (i == 0) {
@@ -252,9 +266,9 @@ static void fpar__sg_from_loop(fpar__worker *w, size_t i, size_t j,
 
 /* Member j > 0 (work-item i) arrives: the members before it must wait at
  * the same operation with the same uniform argument. */
-static void fpar__sg_check_member(fpar__worker *w, size_t i, size_t j,
-                                  unsigned kind, unsigned type, uint64_t u,
-                                  const char *name) {
+static _Noreturn __attribute__((noinline, cold)) void
+fpar__sg_check_member(fpar__worker *w, size_t i, size_t j, unsigned kind,
+                      unsigned type, uint64_t u, const char *name) {
   const fpar__group_run *g = &w->run;
   const fpar__subgroup_run *sg = &w->sg;
   const char *arg = fpar__sg_uniform_name(kind);
@@ -281,19 +295,26 @@ static void fpar__sg_check_member(fpar__worker *w, size_t i, size_t j,
     snprintf(other, sizeof other, "waits at %s", name);
     fpar__subgroup_diverged(w, i, other);
   }
-  if (arg != NULL && u != sg->uniform)
-    fpar__group_abort(w, FPAR_EINVAL,
-                      "work-item %zu passed %s %" PRIu64 " to %s but "
-                      "work-item %zu passed %" PRIu64
-                      ": it must be the same in every work-item of the "
-                      "sub-group",
-                      i, arg, u, name, sg->first_item, sg->uniform);
+  /* Only the uniform argument is left to differ. */
+  fpar__group_abort(w, FPAR_EINVAL,
+                    "work-item %zu passed %s %" PRIu64 " to %s but "
+                    "work-item %zu passed %" PRIu64
+                    ": it must be the same in every work-item of the "
+                    "sub-group",
+                    i, arg, u, name, sg->first_item, sg->uniform);
 }
 
-/* Resume member `first` from member f, the last arrival. */
-static void fpar__sg_resume(fpar__worker *w, size_t f, size_t first) {
+/* The last member, fiber f, has arrived: every member's result, the
+ * group's rendezvous value back, and the first member resumed. */
+static __attribute__((noinline)) void fpar__sg_last(fpar__worker *w, size_t f,
+                                                    size_t n) {
   fpar__group_run *g = &w->run;
+  fpar__subgroup_run *sg = &w->sg;
+  size_t first = f + 1 - n;
 
+  fpar__sg_compute(sg->kind, sg->type, sg->uniform, sg->in, sg->arg, sg->out,
+                   n);
+  g->site = sg->group_site;
   g->cur = first;
   if (g->fibers == FPAR__FIBERS_COPIED && first != 0)
     fpar__group_switch(w, &g->ctx[f], fpar__fiber_slot(g, f),
@@ -306,30 +327,28 @@ static void fpar__sg_resume(fpar__worker *w, size_t f, size_t first) {
 }
 
 /* The operation `kind` on `type` of work-item it, with its value v and
- * argument a (uniform for the operations that have a uniform name). */
-static uint64_t fpar__sg_op(fpar_item *it, unsigned kind, unsigned type,
-                            uint64_t v, uint64_t a) {
+ * argument a (uniform where fpar__sg_uniform_name() names it).  Inlined
+ * into each public function, so that kind and type are constants; the
+ * members but the last only store and switch. */
+static inline __attribute__((always_inline)) uint64_t
+fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
+            uint64_t a) {
   fpar__worker *w = fpar__self;
+  const char *name = fpar__sg_names[kind][type];
   fpar__group_run *g;
   fpar__subgroup_run *sg;
-  size_t i, j, n, f;
-  char name[64];
+  size_t s, j, n, f;
 
-  fpar__sg_name(name, sizeof name, kind, type);
-  if (w == NULL) {
-    fpar__set_error(FPAR_ENOTKERNEL,
-                    "%s called on a thread that runs no kernel", name);
-    return 0;
-  }
-  fpar__sg_check_kernel(w, it, name);
-  i = fpar_local_linear_id(it);
-  j = fpar_sub_group_local_id(it);
-  n = fpar_sub_group_size(it);
+  if (__builtin_expect(w == NULL, 0))
+    return fpar__sg_outside(name);
+  if (__builtin_expect(w->launch == NULL || !w->launch->spec.subgroup_ops, 0))
+    fpar__sg_refused(w, it, name);
+  s = it->geometry->sub_group_size;
+  j = it->local_id[0] % s;
+  n = it->geometry->local_range[0] - (it->local_id[0] - j);
+  n = n < s ? n : s;
   if ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) && a >= n)
-    fpar__group_abort(w, FPAR_EINVAL,
-                      "work-item %zu passed lane %" PRIu64 " to %s but its "
-                      "sub-group has %zu work-items",
-                      i, a, name, n);
+    fpar__sg_bad_lane(w, fpar_local_linear_id(it), a, name, n);
   if (n == 1) {
     uint64_t out;
     fpar__sg_compute(kind, type, a, &v, &a, &out, 1);
@@ -337,28 +356,29 @@ static uint64_t fpar__sg_op(fpar_item *it, unsigned kind, unsigned type,
   }
   g = &w->run;
   sg = &w->sg;
-  if (g->fibers == FPAR__LOOP)
-    fpar__sg_from_loop(w, i, j, name);
+  if (__builtin_expect(g->fibers == FPAR__LOOP, 0))
+    fpar__sg_from_loop(w, fpar_local_linear_id(it), j, name);
   f = g->cur;
   if (j == 0) {
     sg->group_site = g->site;
     g->site = FPAR__SITE_SUBGROUP;
-    sg->first_item = i;
+    sg->first_item = fpar_local_linear_id(it);
     sg->kind = kind;
     sg->type = type;
     sg->uniform = a;
-  } else {
-    fpar__sg_check_member(w, i, j, kind, type, a, name);
+  } else if (__builtin_expect(
+                 g->site != FPAR__SITE_SUBGROUP || sg->kind != kind ||
+                     sg->type != type ||
+                     (fpar__sg_uniform_name(kind) != NULL && a != sg->uniform),
+                 0)) {
+    fpar__sg_check_member(w, fpar_local_linear_id(it), j, kind, type, a, name);
   }
   sg->in[j] = v;
   sg->arg[j] = a;
-  if (j + 1 < n) {
+  if (j + 1 < n)
     fpar__group_pass_on(w, &g->ctx[f]);
-  } else {
-    fpar__sg_compute(kind, type, sg->uniform, sg->in, sg->arg, sg->out, n);
-    g->site = sg->group_site;
-    fpar__sg_resume(w, f, f - j);
-  }
+  else
+    fpar__sg_last(w, f, n);
   return sg->out[j];
 }
 
