@@ -203,20 +203,22 @@ int fpar_wait_group_events(fpar_item *it, int num_events,
                       "work-item %zu called %s with num_events %d and events "
                       "%s; it waits for at least one event",
                       i, fn, num_events, events == NULL ? "NULL" : "given");
-  for (e = 0; e < num_events; e++)
-    if (events[e] == 0 || events[e] > a->calls[2 * i])
-      fpar__group_abort(w, FPAR_EINVAL,
-                        "work-item %zu waits for events[%d] = %" PRIu32
-                        ", which none of its %" PRIu32 " copy calls returned",
-                        i, e, events[e], a->calls[2 * i]);
   k = a->calls[2 * i + 1]++;
   if (k < a->num_waits) {
+    /* The first caller's events were checked against its copies: the
+     * same events after as many copies are valid here too. */
     o = &a->waits[k];
     if (o->num != num_events)
       fpar__group_abort(w, FPAR_EINVAL,
                         "work-item %zu called %s (wait %zu of the group) with "
                         "num_events %d but work-item %zu made it with %d",
                         i, fn, k, num_events, o->owner, o->num);
+    if (a->calls[2 * i] != o->copies)
+      fpar__group_abort(
+          w, FPAR_EINVAL,
+          "work-item %zu made wait %zu of the group after %" PRIu32
+          " copy calls but work-item %zu after %" PRIu32,
+          i, k, a->calls[2 * i], o->owner, o->copies);
     for (e = 0; e < num_events; e++)
       if (events[e] != a->events[o->first + (size_t)e])
         fpar__group_abort(w, FPAR_EINVAL,
@@ -227,6 +229,12 @@ int fpar_wait_group_events(fpar_item *it, int num_events,
                           a->events[o->first + (size_t)e]);
     return 0;
   }
+  for (e = 0; e < num_events; e++)
+    if (events[e] == 0 || events[e] > a->calls[2 * i])
+      fpar__group_abort(w, FPAR_EINVAL,
+                        "work-item %zu waits for events[%d] = %" PRIu32
+                        ", which none of its %" PRIu32 " copy calls returned",
+                        i, e, events[e], a->calls[2 * i]);
   fpar__async_grow(w, (void **)&a->waits, &a->cap_waits, k + 1,
                    sizeof *a->waits);
   fpar__async_grow(w, (void **)&a->events, &a->cap_events,
@@ -236,6 +244,7 @@ int fpar_wait_group_events(fpar_item *it, int num_events,
   a->waits[k].first = a->num_events;
   a->waits[k].num = num_events;
   a->waits[k].owner = i;
+  a->waits[k].copies = a->calls[2 * i];
   a->num_events += (size_t)num_events;
   a->num_waits = k + 1;
   return 0;

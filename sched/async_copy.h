@@ -23,6 +23,7 @@ typedef struct fpar__async_copy {
 /* The group's wait k: its events are events[first .. first + num - 1]. */
 typedef struct fpar__async_wait {
   size_t first, owner;
+  uint32_t copies; /* copy calls the first caller had made */
   int num;
 } fpar__async_wait;
 
