@@ -512,6 +512,35 @@ START_TEST(test_in_scoped_group) {
 }
 END_TEST
 
+FPAR_PHASE_KERNEL(phase_shuffle, it, p, char, st) {
+  (void)p;
+  FPAR_PHASE_BEGIN();
+  fpar_sub_group_shuffle_float(it, 1.0f, 0);
+  FPAR_PHASE_END();
+}
+
+/* Phase kernels have none, run as loops or on fibers. */
+START_TEST(test_in_phase_kernel) {
+  static const fpar_phase_mode modes[] = {FPAR_PHASE_LOOPS, FPAR_PHASE_FIBERS};
+  fpar_launch_desc d;
+  fpar_test_env e;
+  fpar_event *ev;
+
+  fpar_test_env_init(&e, THREADS);
+  fpar_launch_desc_init(&d);
+  d.def = &phase_shuffle;
+  d.global = fpar_range1(32);
+  d.local = fpar_range1(16);
+  d.phase_mode = modes[_i];
+  ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
+  fpar_test_wait_fault(ev, FPAR_EINVAL,
+                       "work-item 0 called fpar_sub_group_shuffle_float in a "
+                       "phase kernel",
+                       NULL);
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 START_TEST(test_bad_subgroup_size) {
   fpar_launch_desc d;
   fpar_test_env e;
@@ -554,6 +583,7 @@ static Suite *subgroups_suite(void) {
   tcase_add_test(tc, test_loop_member_after_return);
   tcase_add_test(tc, test_outside_kernel);
   tcase_add_test(tc, test_in_scoped_group);
+  tcase_add_loop_test(tc, test_in_phase_kernel, 0, 2);
   tcase_add_test(tc, test_bad_subgroup_size);
   suite_add_tcase(s, tc);
   return s;
