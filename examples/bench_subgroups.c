@@ -63,7 +63,7 @@ static void sum_subgroup_kernel(fpar_item *it, void *p) {
   sum_args *a = p;
   size_t nsg = fpar_num_sub_groups(it);
   float *sums = fpar_group_local_memory_for_overwrite(it, nsg * 4, 64);
-  float s = fpar_sub_group_reduce_add_float(it, a->in[fpar_global_id(it, 0)]);
+  float s = fpar_sub_group_reduce_add_f32(it, a->in[fpar_global_id(it, 0)]);
 
   if (fpar_sub_group_local_id(it) == 0)
     sums[fpar_sub_group_id(it)] = s;
@@ -131,7 +131,7 @@ static void ops_kernel(fpar_item *it, void *p) {
   uint32_t v = (uint32_t)fpar_local_id(it, 0);
 
   for (int k = 0; k < a->ops; k++)
-    v = fpar_sub_group_shuffle_xor_uint(it, v * 1664525u + 1013904223u, 1);
+    v = fpar_sub_group_shuffle_xor_u32(it, v * 1664525u + 1013904223u, 1);
   a->out[fpar_global_id(it, 0)] = v;
 }
 

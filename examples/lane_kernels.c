@@ -65,7 +65,7 @@ static inline void red_body(fpar_lanes *lk, void *p) {
   const float *src = a->in + lk->global_first * RED_ITEM;
 
   sums[fpar_sub_group_id(lk->it)] =
-      fpar_sub_group_reduce_add_f32(lk, lk_sum_block(src, RED_ITEM));
+      fpar_sub_group_reduce_add_vf32(lk, lk_sum_block(src, RED_ITEM));
   fpar_barrier(lk->it);
   if (lk->it->local_id[0] == 0) {
     float total = 0;

@@ -3,7 +3,7 @@
  * each checked against plain C:
  *
  *  - a warp-style reduction: each sub-group sums its values with one
- *    fpar_sub_group_reduce_add_double() instead of a tree of barriers over
+ *    fpar_sub_group_reduce_add_f64() instead of a tree of barriers over
  *    local memory, then one barrier combines the sub-groups' sums;
  *  - a tiled matrix transpose: the group fetches its 16 x 16 tile with one
  *    fpar_async_work_group_copy() per tile row, joined into one event,
@@ -26,7 +26,7 @@ static void reduce_kernel(fpar_item *it, void *p) {
   red_args *a = p;
   size_t nsg = fpar_num_sub_groups(it);
   double *sums = fpar_group_local_memory(it, nsg * sizeof *sums, 0);
-  double s = fpar_sub_group_reduce_add_double(it, a->in[fpar_global_id(it, 0)]);
+  double s = fpar_sub_group_reduce_add_f64(it, a->in[fpar_global_id(it, 0)]);
 
   if (fpar_sub_group_local_id(it) == 0)
     sums[fpar_sub_group_id(it)] = s;

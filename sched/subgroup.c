@@ -45,14 +45,19 @@ enum { FPAR__SG_FLOAT, FPAR__SG_DOUBLE, FPAR__SG_INT, FPAR__SG_UINT };
 /* "fpar_sub_group_KIND_TYPE", by kind and type. */
 #define FPAR__SG_NAMES(kind)                                                   \
   {                                                                            \
-    "fpar_sub_group_" kind "_float", "fpar_sub_group_" kind "_double",         \
-        "fpar_sub_group_" kind "_int", "fpar_sub_group_" kind "_uint"          \
+    "fpar_sub_group_" kind "_f32", "fpar_sub_group_" kind "_f64",              \
+        "fpar_sub_group_" kind "_i32", "fpar_sub_group_" kind "_u32"           \
   }
 static const char *const fpar__sg_names[][4] = {
-    FPAR__SG_NAMES("shuffle"),    FPAR__SG_NAMES("shuffle_xor"),
-    FPAR__SG_NAMES("shuffle_up"), FPAR__SG_NAMES("shuffle_down"),
-    FPAR__SG_NAMES("broadcast"),  FPAR__SG_NAMES("ballot"),
-    FPAR__SG_NAMES("reduce_add"), FPAR__SG_NAMES("reduce_min"),
+    FPAR__SG_NAMES("shuffle"),
+    FPAR__SG_NAMES("shuffle_xor"),
+    FPAR__SG_NAMES("shuffle_up"),
+    FPAR__SG_NAMES("shuffle_down"),
+    FPAR__SG_NAMES("broadcast"),
+    {"fpar_sub_group_ballot", "fpar_sub_group_ballot", "fpar_sub_group_ballot",
+     "fpar_sub_group_ballot"},
+    FPAR__SG_NAMES("reduce_add"),
+    FPAR__SG_NAMES("reduce_min"),
     FPAR__SG_NAMES("reduce_max")};
 
 /* The name of the argument that must agree, for operations that have
@@ -209,7 +214,7 @@ fpar__sg_refused(fpar__worker *w, const fpar_item *it, const char *name) {
     fpar__group_abort(w, FPAR_EINVAL,
                       "work-items %zu- called %s in a lane kernel; use the "
                       "lane forms of <fiberpar/simd.h> "
-                      "(fpar_sub_group_reduce_add_f32(lk, v), "
+                      "(fpar_sub_group_reduce_add_vf32(lk, v), "
                       "fpar_vf32_shuffle() ...)",
                       fpar_local_linear_id(it), name);
   fpar__group_abort(w, FPAR_EINVAL,
@@ -385,7 +390,7 @@ fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
 /* ---- The public operations ------------------------------------------------
  */
 
-uint64_t fpar_sub_group_ballot_int(fpar_item *it, int pred) {
+uint64_t fpar_sub_group_ballot(fpar_item *it, int pred) {
   return fpar__sg_op(it, FPAR__SG_BALLOT, FPAR__SG_INT, pred != 0, 0);
 }
 
@@ -419,9 +424,9 @@ uint64_t fpar_sub_group_ballot_int(fpar_item *it, int pred) {
 #define FPAR__SG_TO_INT(v) ((int32_t)(uint32_t)(v))
 #define FPAR__SG_TO_UINT(v) ((uint32_t)(v))
 
-FPAR__SG_TYPE(float, float, FPAR__SG_FLOAT, fpar__sg_from_float,
+FPAR__SG_TYPE(f32, float, FPAR__SG_FLOAT, fpar__sg_from_float,
               fpar__sg_to_float)
-FPAR__SG_TYPE(double, double, FPAR__SG_DOUBLE, fpar__sg_from_double,
+FPAR__SG_TYPE(f64, double, FPAR__SG_DOUBLE, fpar__sg_from_double,
               fpar__sg_to_double)
-FPAR__SG_TYPE(int, int32_t, FPAR__SG_INT, FPAR__SG_U32, FPAR__SG_TO_INT)
-FPAR__SG_TYPE(uint, uint32_t, FPAR__SG_UINT, FPAR__SG_U32, FPAR__SG_TO_UINT)
+FPAR__SG_TYPE(i32, int32_t, FPAR__SG_INT, FPAR__SG_U32, FPAR__SG_TO_INT)
+FPAR__SG_TYPE(u32, uint32_t, FPAR__SG_UINT, FPAR__SG_U32, FPAR__SG_TO_UINT)

@@ -449,7 +449,7 @@ static inline void subgroup_sums_body(fpar_lanes *lk, void *p) {
   fpar_vf32 v = fpar_vf32_select(lk->mask, fpar_vf32_from_vi32(in),
                                  fpar_vf32_splat(POISON));
 
-  sums[fpar_sub_group_id(it)] = fpar_sub_group_reduce_add_f32(lk, v);
+  sums[fpar_sub_group_id(it)] = fpar_sub_group_reduce_add_vf32(lk, v);
   fpar_barrier(lk->it);
   if (first == 0) {
     float total = 0;
@@ -807,12 +807,13 @@ static void record_votes(const fpar_lanes *lk, fpar_vf32 x, size_t row,
                          subgroup_record *r) {
   for (int k = 0; k < PREDICATES; k++) {
     fpar_vmask pred = x > fpar_vf32_splat(thresholds[k]);
-    r->any[k] = fpar_sub_group_any(lk, pred);
-    r->all[k] = fpar_sub_group_all(lk, pred);
+    r->any[k] = fpar_sub_group_any_vmask(lk, pred);
+    r->all[k] = fpar_sub_group_all_vmask(lk, pred);
   }
   /* True exactly on the lanes that are off, then exactly on those on. */
-  r->any_off_lanes = fpar_sub_group_any(lk, lk->local_id0 >= (int32_t)row);
-  r->all_on_lanes = fpar_sub_group_all(lk, lk->local_id0 < (int32_t)row);
+  r->any_off_lanes =
+      fpar_sub_group_any_vmask(lk, lk->local_id0 >= (int32_t)row);
+  r->all_on_lanes = fpar_sub_group_all_vmask(lk, lk->local_id0 < (int32_t)row);
 }
 
 static void record_lane_ops(const fpar_lanes *lk, fpar_vf32 v, size_t sg,
@@ -877,10 +878,10 @@ static inline void subgroup_ops_body(fpar_lanes *lk, void *p) {
   r = &a->subgroups[sg];
   __atomic_fetch_add(&r->calls, 1, __ATOMIC_RELAXED);
   r->active = lk->active;
-  r->sum = fpar_sub_group_reduce_add_f32(lk, v);
-  r->min = fpar_sub_group_reduce_min_f32(
+  r->sum = fpar_sub_group_reduce_add_vf32(lk, v);
+  r->min = fpar_sub_group_reduce_min_vf32(
       lk, fpar_vf32_select(lk->mask, x, fpar_vf32_splat(-POISON)));
-  r->max = fpar_sub_group_reduce_max_f32(
+  r->max = fpar_sub_group_reduce_max_vf32(
       lk, fpar_vf32_select(lk->mask, x, fpar_vf32_splat(POISON)));
   record_votes(lk, x, row, r);
   record_lane_ops(lk, v, sg, r, a->items + index);

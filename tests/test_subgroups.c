@@ -86,31 +86,31 @@ static void ops_kernel(fpar_item *it, void *p) {
   r->size = n;
   r->max_size = fpar_sub_group_max_size(it);
   r->num = fpar_num_sub_groups(it);
-  r->shuffle = fpar_sub_group_shuffle_float(it, v, shuffle_src(j, n));
+  r->shuffle = fpar_sub_group_shuffle_f32(it, v, shuffle_src(j, n));
   if (a->barriers)
     fpar_barrier(it);
-  r->xor1 = fpar_sub_group_shuffle_xor_float(it, v, 1);
-  r->xor2 = fpar_sub_group_shuffle_xor_float(it, v, 2);
-  r->up = fpar_sub_group_shuffle_up_float(it, v, 1);
-  r->down = fpar_sub_group_shuffle_down_float(it, v, 3);
-  r->bcast = fpar_sub_group_broadcast_float(it, v, sgid % n);
+  r->xor1 = fpar_sub_group_shuffle_xor_f32(it, v, 1);
+  r->xor2 = fpar_sub_group_shuffle_xor_f32(it, v, 2);
+  r->up = fpar_sub_group_shuffle_up_f32(it, v, 1);
+  r->down = fpar_sub_group_shuffle_down_f32(it, v, 3);
+  r->bcast = fpar_sub_group_broadcast_f32(it, v, sgid % n);
   if (a->barriers)
     fpar_barrier(it);
-  r->radd = fpar_sub_group_reduce_add_float(it, v);
-  r->rmin = fpar_sub_group_reduce_min_float(it, v);
-  r->rmax = fpar_sub_group_reduce_max_float(it, v);
-  r->dadd = fpar_sub_group_reduce_add_double(it, (double)v * 0.5);
-  r->dmin = fpar_sub_group_reduce_min_double(it, (double)v);
-  r->dshuf = fpar_sub_group_shuffle_double(it, (double)v, n - 1 - j);
-  r->iadd = fpar_sub_group_reduce_add_int(it, (int32_t)v);
-  r->imin = fpar_sub_group_reduce_min_int(it, (int32_t)v);
-  r->imax = fpar_sub_group_reduce_max_int(it, (int32_t)v);
-  r->ishuf = fpar_sub_group_shuffle_int(it, (int32_t)v, 0);
-  r->uadd = fpar_sub_group_reduce_add_uint(it, (uint32_t)(v + 50));
-  r->umin = fpar_sub_group_reduce_min_uint(it, (uint32_t)(v + 50));
-  r->umax = fpar_sub_group_reduce_max_uint(it, (uint32_t)(v + 50));
-  r->uxor = fpar_sub_group_shuffle_xor_uint(it, (uint32_t)j, 4);
-  r->ballot = fpar_sub_group_ballot_int(it, v > 0);
+  r->radd = fpar_sub_group_reduce_add_f32(it, v);
+  r->rmin = fpar_sub_group_reduce_min_f32(it, v);
+  r->rmax = fpar_sub_group_reduce_max_f32(it, v);
+  r->dadd = fpar_sub_group_reduce_add_f64(it, (double)v * 0.5);
+  r->dmin = fpar_sub_group_reduce_min_f64(it, (double)v);
+  r->dshuf = fpar_sub_group_shuffle_f64(it, (double)v, n - 1 - j);
+  r->iadd = fpar_sub_group_reduce_add_i32(it, (int32_t)v);
+  r->imin = fpar_sub_group_reduce_min_i32(it, (int32_t)v);
+  r->imax = fpar_sub_group_reduce_max_i32(it, (int32_t)v);
+  r->ishuf = fpar_sub_group_shuffle_i32(it, (int32_t)v, 0);
+  r->uadd = fpar_sub_group_reduce_add_u32(it, (uint32_t)(v + 50));
+  r->umin = fpar_sub_group_reduce_min_u32(it, (uint32_t)(v + 50));
+  r->umax = fpar_sub_group_reduce_max_u32(it, (uint32_t)(v + 50));
+  r->uxor = fpar_sub_group_shuffle_xor_u32(it, (uint32_t)j, 4);
+  r->ballot = fpar_sub_group_ballot(it, v > 0);
   if (a->barriers)
     fpar_barrier(it);
 }
@@ -279,7 +279,7 @@ static void warp_reduce_kernel(fpar_item *it, void *p) {
   int32_t **a = p;
   size_t nsg = fpar_num_sub_groups(it);
   int32_t *sums = fpar_group_local_memory(it, nsg * sizeof *sums, 0);
-  int32_t s = fpar_sub_group_reduce_add_int(it, a[0][fpar_global_id(it, 0)]);
+  int32_t s = fpar_sub_group_reduce_add_i32(it, a[0][fpar_global_id(it, 0)]);
 
   if (fpar_sub_group_local_id(it) == 0)
     sums[fpar_sub_group_id(it)] = s;
@@ -363,14 +363,14 @@ static void shuffle_vs_barrier_kernel(fpar_item *it, void *p) {
   if (fpar_local_id(it, 0) == 5)
     fpar_barrier(it);
   else
-    fpar_sub_group_shuffle_float(it, 1.0f, 0);
+    fpar_sub_group_shuffle_f32(it, 1.0f, 0);
 }
 
 START_TEST(test_shuffle_vs_barrier) {
   expect_fault(shuffle_vs_barrier_kernel, 16, 4, FPAR_EDIVERGENCE,
                "work-item 5 waits at the barrier at",
                "work-item 4 of its sub-group waits at "
-               "fpar_sub_group_shuffle_float");
+               "fpar_sub_group_shuffle_f32");
 }
 END_TEST
 
@@ -379,13 +379,13 @@ static void barrier_vs_shuffle_kernel(fpar_item *it, void *p) {
   (void)p;
   fpar_barrier(it);
   if (fpar_local_id(it, 0) == 5)
-    fpar_sub_group_shuffle_float(it, 1.0f, 0);
+    fpar_sub_group_shuffle_f32(it, 1.0f, 0);
   fpar_barrier(it);
 }
 
 START_TEST(test_barrier_vs_shuffle) {
   expect_fault(barrier_vs_shuffle_kernel, 16, 4, FPAR_EDIVERGENCE,
-               "work-item 5 waits at fpar_sub_group_shuffle_float while "
+               "work-item 5 waits at fpar_sub_group_shuffle_f32 while "
                "work-item 4 of its sub-group waits at the barrier at",
                "test_subgroups.c:");
 }
@@ -396,13 +396,13 @@ static void reduce_vs_return_kernel(fpar_item *it, void *p) {
   (void)p;
   fpar_barrier(it);
   if (fpar_local_id(it, 0) != 7)
-    fpar_sub_group_reduce_add_int(it, 1);
+    fpar_sub_group_reduce_add_i32(it, 1);
 }
 
 START_TEST(test_reduce_vs_return) {
   expect_fault(reduce_vs_return_kernel, 16, 4, FPAR_EDIVERGENCE,
                "work-item 7 returned from the kernel while work-items 4-6 of "
-               "its sub-group wait at fpar_sub_group_reduce_add_int",
+               "its sub-group wait at fpar_sub_group_reduce_add_i32",
                NULL);
 }
 END_TEST
@@ -411,16 +411,16 @@ END_TEST
 static void two_ops_kernel(fpar_item *it, void *p) {
   (void)p;
   if (fpar_local_id(it, 0) == 2)
-    fpar_sub_group_reduce_max_float(it, 1.0f);
+    fpar_sub_group_reduce_max_f32(it, 1.0f);
   else
-    fpar_sub_group_reduce_add_float(it, 1.0f);
+    fpar_sub_group_reduce_add_f32(it, 1.0f);
 }
 
 START_TEST(test_different_operations) {
   expect_fault(two_ops_kernel, 8, 8, FPAR_EDIVERGENCE,
-               "work-item 2 waits at fpar_sub_group_reduce_max_float while "
+               "work-item 2 waits at fpar_sub_group_reduce_max_f32 while "
                "work-items 0-1 of its sub-group wait at "
-               "fpar_sub_group_reduce_add_float",
+               "fpar_sub_group_reduce_add_f32",
                NULL);
 }
 END_TEST
@@ -428,12 +428,12 @@ END_TEST
 /* A uniform argument that differs. */
 static void xor_mask_kernel(fpar_item *it, void *p) {
   (void)p;
-  fpar_sub_group_shuffle_xor_int(it, 1, fpar_local_id(it, 0) == 3 ? 2 : 1);
+  fpar_sub_group_shuffle_xor_i32(it, 1, fpar_local_id(it, 0) == 3 ? 2 : 1);
 }
 
 START_TEST(test_uniform_argument_differs) {
   expect_fault(xor_mask_kernel, 8, 8, FPAR_EINVAL,
-               "work-item 3 passed mask 2 to fpar_sub_group_shuffle_xor_int "
+               "work-item 3 passed mask 2 to fpar_sub_group_shuffle_xor_i32 "
                "but work-item 0 passed 1",
                NULL);
 }
@@ -442,12 +442,12 @@ END_TEST
 /* A lane outside a partial sub-group (items 8-9 of a group of 10). */
 static void lane_out_of_range_kernel(fpar_item *it, void *p) {
   (void)p;
-  fpar_sub_group_broadcast_uint(it, 1, 3);
+  fpar_sub_group_broadcast_u32(it, 1, 3);
 }
 
 START_TEST(test_lane_out_of_range) {
   expect_fault(lane_out_of_range_kernel, 10, 4, FPAR_EINVAL,
-               "work-item 8 passed lane 3 to fpar_sub_group_broadcast_uint but "
+               "work-item 8 passed lane 3 to fpar_sub_group_broadcast_u32 but "
                "its sub-group has 2 work-items",
                NULL);
 }
@@ -457,12 +457,12 @@ END_TEST
 static void late_subgroup_kernel(fpar_item *it, void *p) {
   (void)p;
   if (fpar_sub_group_id(it) != 0)
-    fpar_sub_group_ballot_int(it, 1);
+    fpar_sub_group_ballot(it, 1);
 }
 
 START_TEST(test_subgroup_after_loop) {
   expect_fault(late_subgroup_kernel, 8, 4, FPAR_ENOTSUP,
-               "work-item 4 reached fpar_sub_group_ballot_int after work-item "
+               "work-item 4 reached fpar_sub_group_ballot after work-item "
                "0 returned",
                "lazy fibers");
 }
@@ -471,12 +471,12 @@ END_TEST
 static void loop_divergence_kernel(fpar_item *it, void *p) {
   (void)p;
   if (fpar_local_id(it, 0) == 6)
-    fpar_sub_group_ballot_int(it, 1);
+    fpar_sub_group_ballot(it, 1);
 }
 
 START_TEST(test_loop_member_after_return) {
   expect_fault(loop_divergence_kernel, 8, 4, FPAR_EDIVERGENCE,
-               "work-item 6 reached fpar_sub_group_ballot_int after "
+               "work-item 6 reached fpar_sub_group_ballot after "
                "work-items 4-5 of its sub-group returned",
                NULL);
 }
@@ -485,18 +485,18 @@ END_TEST
 START_TEST(test_outside_kernel) {
   fpar_item *it = NULL;
 
-  ck_assert_int_eq(fpar_sub_group_reduce_add_int(it, 5), 0);
+  ck_assert_int_eq(fpar_sub_group_reduce_add_i32(it, 5), 0);
   ck_assert_str_eq(fpar_err_name(FPAR_ENOTKERNEL), "FPAR_ENOTKERNEL");
   ck_assert_ptr_nonnull(strstr(fpar_last_error(), "no kernel"));
   ck_assert_ptr_nonnull(
-      strstr(fpar_last_error(), "fpar_sub_group_reduce_add_int"));
+      strstr(fpar_last_error(), "fpar_sub_group_reduce_add_i32"));
 }
 END_TEST
 
 static void scoped_fn(fpar_group *g, void *p) {
   (void)g;
   (void)p;
-  fpar_sub_group_ballot_int((fpar_item *)p, 1);
+  fpar_sub_group_ballot((fpar_item *)p, 1);
 }
 
 START_TEST(test_in_scoped_group) {
@@ -506,7 +506,7 @@ START_TEST(test_in_scoped_group) {
   fpar_test_env_init(&e, THREADS);
   ck_assert_fpar_ok(
       fpar_parallel(e.q, fpar_range1(2), fpar_range1(4), scoped_fn, NULL, &ev));
-  fpar_test_wait_fault(ev, FPAR_ENOTKERNEL, "fpar_sub_group_ballot_int",
+  fpar_test_wait_fault(ev, FPAR_ENOTKERNEL, "fpar_sub_group_ballot",
                        "scoped or hierarchical");
   fpar_test_env_fini(&e);
 }
@@ -515,7 +515,7 @@ END_TEST
 FPAR_PHASE_KERNEL(phase_shuffle, it, p, char, st) {
   (void)p;
   FPAR_PHASE_BEGIN();
-  fpar_sub_group_shuffle_float(it, 1.0f, 0);
+  fpar_sub_group_shuffle_f32(it, 1.0f, 0);
   FPAR_PHASE_END();
 }
 
@@ -534,7 +534,7 @@ START_TEST(test_in_phase_kernel) {
   d.phase_mode = modes[_i];
   ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
   fpar_test_wait_fault(ev, FPAR_EINVAL,
-                       "work-item 0 called fpar_sub_group_shuffle_float in a "
+                       "work-item 0 called fpar_sub_group_shuffle_f32 in a "
                        "phase kernel",
                        NULL);
   fpar_test_env_fini(&e);

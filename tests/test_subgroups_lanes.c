@@ -30,14 +30,14 @@ static int predicate(size_t g) {
 static inline void query_body(fpar_lanes *lk, void *p) {
   lanes_args *a = p;
   fpar_item *it = lk->it;
-  fpar_vi32 lid = fpar_sub_group_local_id_i32(lk);
+  fpar_vi32 lid = fpar_sub_group_local_id_vi32(lk);
   size_t g0 = fpar_global_linear_id(it);
   fpar_vmask pred = fpar_vmask_first(0);
   uint64_t bits;
 
   for (int i = 0; i < FPAR_SIMD_WIDTH; i++)
     pred[i] = predicate(g0 + (size_t)i) ? -1 : 0;
-  bits = fpar_sub_group_ballot(lk, pred);
+  bits = fpar_sub_group_ballot_vmask(lk, pred);
   for (unsigned i = 0; i < lk->active; i++) {
     lane_record *r = &a->out[g0 + i];
     r->visits++;
@@ -117,7 +117,7 @@ END_TEST
 
 static inline void scalar_op_body(fpar_lanes *lk, void *p) {
   (void)p;
-  fpar_sub_group_reduce_add_float(lk->it, 1.0f);
+  fpar_sub_group_reduce_add_f32(lk->it, 1.0f);
 }
 FPAR_DEFINE_LANE_KERNEL(scalar_op_kernel, scalar_op_body)
 
@@ -136,7 +136,7 @@ START_TEST(test_scalar_operation_in_lane_kernel) {
   d.global = fpar_range1(4 * W);
   d.local = fpar_range1(2 * W);
   ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
-  fpar_test_wait_fault(ev, FPAR_EINVAL, "fpar_sub_group_reduce_add_float",
+  fpar_test_wait_fault(ev, FPAR_EINVAL, "fpar_sub_group_reduce_add_f32",
                        "lane forms");
   fpar_test_env_fini(&e);
 }

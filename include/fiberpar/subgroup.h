@@ -31,10 +31,16 @@
  * and the last one computes every result and resumes the first, so an
  * operation costs one fiber switch per work-item (a barrier's price, paid
  * by the sub-group alone: other sub-groups do not take part).  A sub-group
- * of one work-item needs no switch.  Types are float, double, int
- * (int32_t) and uint (uint32_t); the suffix names the C type of one
- * work-item's value, where the lane forms of <fiberpar/simd.h> name the
- * lane vector type (fpar_sub_group_reduce_add_f32(lk, fpar_vf32)).
+ * of one work-item needs no switch.
+ *
+ * Naming, as the work-group collectives': fpar_sub_group_<operation>_<type>
+ * (it, x) with type f32 (float), f64 (double), i32 (int32_t) or u32
+ * (uint32_t), and fpar_sub_group_ballot(it, pred); the lane forms of
+ * <fiberpar/simd.h> take the fpar_lanes and name the lane vector type
+ * (fpar_sub_group_reduce_add_vf32(lk, v), fpar_sub_group_ballot_vmask(lk,
+ * m)).  OpenCL's sub_group_reduce_add(x) on a float is
+ * fpar_sub_group_reduce_add_f32(it, x), sub_group_shuffle_xor(x, m) on a
+ * uint fpar_sub_group_shuffle_xor_u32(it, x, m).
  *
  * What fails the launch instead of hanging or computing garbage:
  *  - FPAR_EDIVERGENCE: work-items of one sub-group at different
@@ -112,173 +118,173 @@ FPAR_QUERY size_t fpar_sub_group_id(const fpar_item *it) {
  *  \param it the calling work-item. \param pred its predicate.
  *  \return the mask, the same in every work-item of the sub-group (bits
  *  from fpar_sub_group_size() up are 0). */
-FPAR_EXTERN uint64_t fpar_sub_group_ballot_int(fpar_item *it, int pred);
+FPAR_EXTERN uint64_t fpar_sub_group_ballot(fpar_item *it, int pred);
 
 /* ---- float ---- */
 /** \brief Lane \p lane's value of \p v (OpenCL sub_group_shuffle).
  *  \param it the calling work-item. \param v its value.
  *  \param lane the sub-group local id to read, below fpar_sub_group_size().
  *  \return that work-item's \p v. */
-FPAR_EXTERN float fpar_sub_group_shuffle_float(fpar_item *it, float v,
-                                               size_t lane);
+FPAR_EXTERN float fpar_sub_group_shuffle_f32(fpar_item *it, float v,
+                                             size_t lane);
 /** \brief The value of sub-group local id (own id ^ \p mask), or its own
  *  where that id is outside the sub-group.  \param it the calling
  *  work-item. \param v its value. \param mask the same in every
  *  work-item. \return the exchanged value. */
-FPAR_EXTERN float fpar_sub_group_shuffle_xor_float(fpar_item *it, float v,
-                                                   unsigned mask);
+FPAR_EXTERN float fpar_sub_group_shuffle_xor_f32(fpar_item *it, float v,
+                                                 unsigned mask);
 /** \brief The value of sub-group local id (own id - \p delta), or its own
  *  below \p delta.  \param it the calling work-item. \param v its value.
  *  \param delta the same in every work-item. \return the shifted value. */
-FPAR_EXTERN float fpar_sub_group_shuffle_up_float(fpar_item *it, float v,
-                                                  unsigned delta);
+FPAR_EXTERN float fpar_sub_group_shuffle_up_f32(fpar_item *it, float v,
+                                                unsigned delta);
 /** \brief The value of sub-group local id (own id + \p delta), or its own
  *  where that is past the sub-group.  \param it the calling work-item.
  *  \param v its value. \param delta the same in every work-item.
  *  \return the shifted value. */
-FPAR_EXTERN float fpar_sub_group_shuffle_down_float(fpar_item *it, float v,
-                                                    unsigned delta);
+FPAR_EXTERN float fpar_sub_group_shuffle_down_f32(fpar_item *it, float v,
+                                                  unsigned delta);
 /** \brief Every work-item gets lane \p lane's value.  \param it the
  *  calling work-item. \param v its value. \param lane the same in every
  *  work-item, below fpar_sub_group_size(). \return that value. */
-FPAR_EXTERN float fpar_sub_group_broadcast_float(fpar_item *it, float v,
-                                                 size_t lane);
+FPAR_EXTERN float fpar_sub_group_broadcast_f32(fpar_item *it, float v,
+                                               size_t lane);
 /** \brief Sum over the sub-group (in sub-group local id order).  \param it the
  * calling work-item. \param v its value. \return the sum, in every work-item.
  */
-FPAR_EXTERN float fpar_sub_group_reduce_add_float(fpar_item *it, float v);
+FPAR_EXTERN float fpar_sub_group_reduce_add_f32(fpar_item *it, float v);
 /** \brief Minimum over the sub-group (fmin: a NaN loses to a number).  \param
  * it the calling work-item. \param v its value. \return the minimum, in every
  *  work-item. */
-FPAR_EXTERN float fpar_sub_group_reduce_min_float(fpar_item *it, float v);
+FPAR_EXTERN float fpar_sub_group_reduce_min_f32(fpar_item *it, float v);
 /** \brief Maximum over the sub-group (fmax: a NaN loses to a number).  \param
  * it the calling work-item. \param v its value. \return the maximum, in every
  *  work-item. */
-FPAR_EXTERN float fpar_sub_group_reduce_max_float(fpar_item *it, float v);
+FPAR_EXTERN float fpar_sub_group_reduce_max_f32(fpar_item *it, float v);
 
 /* ---- double ---- */
 /** \brief Lane \p lane's value of \p v (OpenCL sub_group_shuffle).
  *  \param it the calling work-item. \param v its value.
  *  \param lane the sub-group local id to read, below fpar_sub_group_size().
  *  \return that work-item's \p v. */
-FPAR_EXTERN double fpar_sub_group_shuffle_double(fpar_item *it, double v,
-                                                 size_t lane);
+FPAR_EXTERN double fpar_sub_group_shuffle_f64(fpar_item *it, double v,
+                                              size_t lane);
 /** \brief The value of sub-group local id (own id ^ \p mask), or its own
  *  where that id is outside the sub-group.  \param it the calling
  *  work-item. \param v its value. \param mask the same in every
  *  work-item. \return the exchanged value. */
-FPAR_EXTERN double fpar_sub_group_shuffle_xor_double(fpar_item *it, double v,
-                                                     unsigned mask);
+FPAR_EXTERN double fpar_sub_group_shuffle_xor_f64(fpar_item *it, double v,
+                                                  unsigned mask);
 /** \brief The value of sub-group local id (own id - \p delta), or its own
  *  below \p delta.  \param it the calling work-item. \param v its value.
  *  \param delta the same in every work-item. \return the shifted value. */
-FPAR_EXTERN double fpar_sub_group_shuffle_up_double(fpar_item *it, double v,
-                                                    unsigned delta);
+FPAR_EXTERN double fpar_sub_group_shuffle_up_f64(fpar_item *it, double v,
+                                                 unsigned delta);
 /** \brief The value of sub-group local id (own id + \p delta), or its own
  *  where that is past the sub-group.  \param it the calling work-item.
  *  \param v its value. \param delta the same in every work-item.
  *  \return the shifted value. */
-FPAR_EXTERN double fpar_sub_group_shuffle_down_double(fpar_item *it, double v,
-                                                      unsigned delta);
+FPAR_EXTERN double fpar_sub_group_shuffle_down_f64(fpar_item *it, double v,
+                                                   unsigned delta);
 /** \brief Every work-item gets lane \p lane's value.  \param it the
  *  calling work-item. \param v its value. \param lane the same in every
  *  work-item, below fpar_sub_group_size(). \return that value. */
-FPAR_EXTERN double fpar_sub_group_broadcast_double(fpar_item *it, double v,
-                                                   size_t lane);
+FPAR_EXTERN double fpar_sub_group_broadcast_f64(fpar_item *it, double v,
+                                                size_t lane);
 /** \brief Sum over the sub-group (in sub-group local id order).  \param it the
  * calling work-item. \param v its value. \return the sum, in every work-item.
  */
-FPAR_EXTERN double fpar_sub_group_reduce_add_double(fpar_item *it, double v);
+FPAR_EXTERN double fpar_sub_group_reduce_add_f64(fpar_item *it, double v);
 /** \brief Minimum over the sub-group (fmin: a NaN loses to a number).  \param
  * it the calling work-item. \param v its value. \return the minimum, in every
  *  work-item. */
-FPAR_EXTERN double fpar_sub_group_reduce_min_double(fpar_item *it, double v);
+FPAR_EXTERN double fpar_sub_group_reduce_min_f64(fpar_item *it, double v);
 /** \brief Maximum over the sub-group (fmax: a NaN loses to a number).  \param
  * it the calling work-item. \param v its value. \return the maximum, in every
  *  work-item. */
-FPAR_EXTERN double fpar_sub_group_reduce_max_double(fpar_item *it, double v);
+FPAR_EXTERN double fpar_sub_group_reduce_max_f64(fpar_item *it, double v);
 
 /* ---- int32_t ---- */
 /** \brief Lane \p lane's value of \p v (OpenCL sub_group_shuffle).
  *  \param it the calling work-item. \param v its value.
  *  \param lane the sub-group local id to read, below fpar_sub_group_size().
  *  \return that work-item's \p v. */
-FPAR_EXTERN int32_t fpar_sub_group_shuffle_int(fpar_item *it, int32_t v,
+FPAR_EXTERN int32_t fpar_sub_group_shuffle_i32(fpar_item *it, int32_t v,
                                                size_t lane);
 /** \brief The value of sub-group local id (own id ^ \p mask), or its own
  *  where that id is outside the sub-group.  \param it the calling
  *  work-item. \param v its value. \param mask the same in every
  *  work-item. \return the exchanged value. */
-FPAR_EXTERN int32_t fpar_sub_group_shuffle_xor_int(fpar_item *it, int32_t v,
+FPAR_EXTERN int32_t fpar_sub_group_shuffle_xor_i32(fpar_item *it, int32_t v,
                                                    unsigned mask);
 /** \brief The value of sub-group local id (own id - \p delta), or its own
  *  below \p delta.  \param it the calling work-item. \param v its value.
  *  \param delta the same in every work-item. \return the shifted value. */
-FPAR_EXTERN int32_t fpar_sub_group_shuffle_up_int(fpar_item *it, int32_t v,
+FPAR_EXTERN int32_t fpar_sub_group_shuffle_up_i32(fpar_item *it, int32_t v,
                                                   unsigned delta);
 /** \brief The value of sub-group local id (own id + \p delta), or its own
  *  where that is past the sub-group.  \param it the calling work-item.
  *  \param v its value. \param delta the same in every work-item.
  *  \return the shifted value. */
-FPAR_EXTERN int32_t fpar_sub_group_shuffle_down_int(fpar_item *it, int32_t v,
+FPAR_EXTERN int32_t fpar_sub_group_shuffle_down_i32(fpar_item *it, int32_t v,
                                                     unsigned delta);
 /** \brief Every work-item gets lane \p lane's value.  \param it the
  *  calling work-item. \param v its value. \param lane the same in every
  *  work-item, below fpar_sub_group_size(). \return that value. */
-FPAR_EXTERN int32_t fpar_sub_group_broadcast_int(fpar_item *it, int32_t v,
+FPAR_EXTERN int32_t fpar_sub_group_broadcast_i32(fpar_item *it, int32_t v,
                                                  size_t lane);
 /** \brief Sum over the sub-group (wrapping).  \param it the calling
  *  work-item. \param v its value. \return the sum, in every work-item. */
-FPAR_EXTERN int32_t fpar_sub_group_reduce_add_int(fpar_item *it, int32_t v);
+FPAR_EXTERN int32_t fpar_sub_group_reduce_add_i32(fpar_item *it, int32_t v);
 /** \brief Minimum over the sub-group (the smallest).  \param it the calling
  *  work-item. \param v its value. \return the minimum, in every
  *  work-item. */
-FPAR_EXTERN int32_t fpar_sub_group_reduce_min_int(fpar_item *it, int32_t v);
+FPAR_EXTERN int32_t fpar_sub_group_reduce_min_i32(fpar_item *it, int32_t v);
 /** \brief Maximum over the sub-group (the largest).  \param it the calling
  *  work-item. \param v its value. \return the maximum, in every
  *  work-item. */
-FPAR_EXTERN int32_t fpar_sub_group_reduce_max_int(fpar_item *it, int32_t v);
+FPAR_EXTERN int32_t fpar_sub_group_reduce_max_i32(fpar_item *it, int32_t v);
 
 /* ---- uint32_t ---- */
 /** \brief Lane \p lane's value of \p v (OpenCL sub_group_shuffle).
  *  \param it the calling work-item. \param v its value.
  *  \param lane the sub-group local id to read, below fpar_sub_group_size().
  *  \return that work-item's \p v. */
-FPAR_EXTERN uint32_t fpar_sub_group_shuffle_uint(fpar_item *it, uint32_t v,
-                                                 size_t lane);
+FPAR_EXTERN uint32_t fpar_sub_group_shuffle_u32(fpar_item *it, uint32_t v,
+                                                size_t lane);
 /** \brief The value of sub-group local id (own id ^ \p mask), or its own
  *  where that id is outside the sub-group.  \param it the calling
  *  work-item. \param v its value. \param mask the same in every
  *  work-item. \return the exchanged value. */
-FPAR_EXTERN uint32_t fpar_sub_group_shuffle_xor_uint(fpar_item *it, uint32_t v,
-                                                     unsigned mask);
+FPAR_EXTERN uint32_t fpar_sub_group_shuffle_xor_u32(fpar_item *it, uint32_t v,
+                                                    unsigned mask);
 /** \brief The value of sub-group local id (own id - \p delta), or its own
  *  below \p delta.  \param it the calling work-item. \param v its value.
  *  \param delta the same in every work-item. \return the shifted value. */
-FPAR_EXTERN uint32_t fpar_sub_group_shuffle_up_uint(fpar_item *it, uint32_t v,
-                                                    unsigned delta);
+FPAR_EXTERN uint32_t fpar_sub_group_shuffle_up_u32(fpar_item *it, uint32_t v,
+                                                   unsigned delta);
 /** \brief The value of sub-group local id (own id + \p delta), or its own
  *  where that is past the sub-group.  \param it the calling work-item.
  *  \param v its value. \param delta the same in every work-item.
  *  \return the shifted value. */
-FPAR_EXTERN uint32_t fpar_sub_group_shuffle_down_uint(fpar_item *it, uint32_t v,
-                                                      unsigned delta);
+FPAR_EXTERN uint32_t fpar_sub_group_shuffle_down_u32(fpar_item *it, uint32_t v,
+                                                     unsigned delta);
 /** \brief Every work-item gets lane \p lane's value.  \param it the
  *  calling work-item. \param v its value. \param lane the same in every
  *  work-item, below fpar_sub_group_size(). \return that value. */
-FPAR_EXTERN uint32_t fpar_sub_group_broadcast_uint(fpar_item *it, uint32_t v,
-                                                   size_t lane);
+FPAR_EXTERN uint32_t fpar_sub_group_broadcast_u32(fpar_item *it, uint32_t v,
+                                                  size_t lane);
 /** \brief Sum over the sub-group (wrapping).  \param it the calling
  *  work-item. \param v its value. \return the sum, in every work-item. */
-FPAR_EXTERN uint32_t fpar_sub_group_reduce_add_uint(fpar_item *it, uint32_t v);
+FPAR_EXTERN uint32_t fpar_sub_group_reduce_add_u32(fpar_item *it, uint32_t v);
 /** \brief Minimum over the sub-group (the smallest).  \param it the calling
  *  work-item. \param v its value. \return the minimum, in every
  *  work-item. */
-FPAR_EXTERN uint32_t fpar_sub_group_reduce_min_uint(fpar_item *it, uint32_t v);
+FPAR_EXTERN uint32_t fpar_sub_group_reduce_min_u32(fpar_item *it, uint32_t v);
 /** \brief Maximum over the sub-group (the largest).  \param it the calling
  *  work-item. \param v its value. \return the maximum, in every
  *  work-item. */
-FPAR_EXTERN uint32_t fpar_sub_group_reduce_max_uint(fpar_item *it, uint32_t v);
+FPAR_EXTERN uint32_t fpar_sub_group_reduce_max_u32(fpar_item *it, uint32_t v);
 
 #ifdef __cplusplus
 }
