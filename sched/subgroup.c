@@ -21,6 +21,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sched/error.h"
@@ -309,6 +310,17 @@ fpar__sg_check_member(fpar__worker *w, size_t i, size_t j, unsigned kind,
                     i, arg, u, name, sg->first_item, sg->uniform);
 }
 
+void fpar__subgroup_destroy(fpar__subgroup_run *sg) {
+  free(sg->v);
+  sg->v = NULL;
+}
+
+static __attribute__((noinline, cold)) void fpar__sg_alloc(fpar__worker *w) {
+  if ((w->sg.v = malloc(sizeof *w->sg.v)) == NULL)
+    fpar__group_abort(w, FPAR_ENOMEM,
+                      "no memory for the values of sub-group operations");
+}
+
 /* The last member, fiber f, has arrived: every member's result, the
  * group's rendezvous value back, and the first member resumed. */
 static __attribute__((noinline)) void fpar__sg_last(fpar__worker *w, size_t f,
@@ -317,8 +329,8 @@ static __attribute__((noinline)) void fpar__sg_last(fpar__worker *w, size_t f,
   fpar__subgroup_run *sg = &w->sg;
   size_t first = f + 1 - n;
 
-  fpar__sg_compute(sg->kind, sg->type, sg->uniform, sg->in, sg->arg, sg->out,
-                   n);
+  fpar__sg_compute(sg->kind, sg->type, sg->uniform, sg->v->in, sg->v->arg,
+                   sg->v->out, n);
   g->site = sg->group_site;
   g->cur = first;
   if (g->fibers == FPAR__FIBERS_COPIED && first != 0)
@@ -378,13 +390,15 @@ fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
                  0)) {
     fpar__sg_check_member(w, fpar_local_linear_id(it), j, kind, type, a, name);
   }
-  sg->in[j] = v;
-  sg->arg[j] = a;
+  if (__builtin_expect(sg->v == NULL, 0))
+    fpar__sg_alloc(w);
+  sg->v->in[j] = v;
+  sg->v->arg[j] = a;
   if (j + 1 < n)
     fpar__group_pass_on(w, &g->ctx[f]);
   else
     fpar__sg_last(w, f, n);
-  return sg->out[j];
+  return sg->v->out[j];
 }
 
 /* ---- The public operations ------------------------------------------------

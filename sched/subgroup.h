@@ -18,19 +18,28 @@ struct fpar__worker;
 extern const char fpar__site_subgroup[];
 #define FPAR__SITE_SUBGROUP fpar__site_subgroup
 
+/* The members' values and results. */
+typedef struct fpar__subgroup_values {
+  uint64_t in[FPAR_MAX_SUB_GROUP_SIZE];
+  uint64_t arg[FPAR_MAX_SUB_GROUP_SIZE];
+  uint64_t out[FPAR_MAX_SUB_GROUP_SIZE];
+} fpar__subgroup_values;
+
 /* The operation the running sub-group meets at.  The values of member k
  * (its sub-group local id) are in[k] and arg[k]; the last arrival writes
  * every member's result to out[k], which each member reads when resumed,
  * before it can arrive anywhere else. */
 typedef struct fpar__subgroup_run {
-  const char *group_site; /* fpar__group_run.site, put back at the end */
-  size_t first_item;      /* local linear id of the first member */
-  unsigned kind, type;    /* the operation */
-  uint64_t uniform;       /* the first member's uniform argument */
-  uint64_t in[FPAR_MAX_SUB_GROUP_SIZE];
-  uint64_t arg[FPAR_MAX_SUB_GROUP_SIZE];
-  uint64_t out[FPAR_MAX_SUB_GROUP_SIZE];
+  const char *group_site;   /* fpar__group_run.site, put back at the end */
+  size_t first_item;        /* local linear id of the first member */
+  unsigned kind, type;      /* the operation */
+  uint64_t uniform;         /* the first member's uniform argument */
+  fpar__subgroup_values *v; /* allocated at the worker's first operation,
+                               so that idle workers do not hold it */
 } fpar__subgroup_run;
+
+/* Free what a worker's sub-group operations allocated. */
+void fpar__subgroup_destroy(fpar__subgroup_run *sg);
 
 /* Work-item `item` did `what` ("returned from the kernel", "waits at the
  * barrier at x") while the members of its sub-group before it wait at a
