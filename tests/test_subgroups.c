@@ -374,6 +374,33 @@ START_TEST(test_shuffle_vs_barrier) {
 }
 END_TEST
 
+/* The same on one copied stack, where resuming a sub-group's first member
+ * goes through the copier. */
+START_TEST(test_shuffle_vs_barrier_copied_stacks) {
+  fpar_runtime_opts o;
+  fpar_launch_desc d;
+  fpar_test_env e;
+  fpar_event *ev;
+
+  fpar_runtime_opts_init(&o);
+  o.num_threads = THREADS;
+  o.max_stacks = 3;
+  ck_assert_fpar_ok(fpar_runtime_create(&e.rt, &o));
+  ck_assert_fpar_ok(fpar_queue_create(e.rt, 0, &e.q));
+  fpar_launch_desc_init(&d);
+  d.kernel = shuffle_vs_barrier_kernel;
+  d.global = fpar_range1(64);
+  d.local = fpar_range1(16);
+  d.subgroup_size = 4;
+  ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
+  fpar_test_wait_fault(ev, FPAR_EDIVERGENCE,
+                       "work-item 5 waits at the barrier at",
+                       "work-item 4 of its sub-group waits at "
+                       "fpar_sub_group_shuffle_f32");
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 /* Work-item 4 (first of its sub-group) waits at a barrier, 5 shuffles. */
 static void barrier_vs_shuffle_kernel(fpar_item *it, void *p) {
   (void)p;
@@ -574,6 +601,7 @@ static Suite *subgroups_suite(void) {
 
   tc = fpar_test_case("misuse");
   tcase_add_test(tc, test_shuffle_vs_barrier);
+  tcase_add_test(tc, test_shuffle_vs_barrier_copied_stacks);
   tcase_add_test(tc, test_barrier_vs_shuffle);
   tcase_add_test(tc, test_reduce_vs_return);
   tcase_add_test(tc, test_different_operations);
