@@ -3,7 +3,8 @@
  * side in one run.  Every figure is repeated; min and median are printed.
  *
  *   ./examples/bench [section...]   sections: barrier free launch memory
- *                                   scoped lanes phase (default: all)
+ *                                   scoped lanes phase subgroups
+ *                                   (default: all)
  *
  * barrier  ns per work-item per barrier at L = 64, 256, 1024 on one worker,
  *          beside the same work as plain loops split at the barriers (what
@@ -22,6 +23,8 @@
  *          set), the Jacobi and 7-point stencils against OpenMP SIMD loops
  *          on the same data, compiled for the same instruction set
  *          (examples/bench_avx2 and bench_sse2 are the other builds).
+ * subgroups sub-group reduce and async work-group copies of fiber kernels
+ *          beside their hand-written local-memory forms (bench_subgroups.c).
  * phase    phase kernels (FPAR_PHASE_KERNEL): the tree reduction of 2^24
  *          floats in groups of 256 as loops, the same source on fibers,
  *          the fpar_barrier() kernel and an OpenMP SIMD loop, beside PoCL
@@ -40,6 +43,7 @@
 #include <omp.h>
 #endif
 
+#include "bench_subgroups.h"
 #include "bench_util.h"
 #include "lane_kernels.h"
 #include "phase_kernels.h"
@@ -1501,7 +1505,8 @@ int main(int argc, char **argv) {
   } sections[] = {{"barrier", bench_barrier}, {"free", bench_free},
                   {"launch", bench_launch},   {"memory", bench_memory},
                   {"scoped", bench_scoped},   {"lanes", bench_lanes},
-                  {"phase", bench_phase},     {"ranges", bench_ranges}};
+                  {"phase", bench_phase},     {"ranges", bench_ranges},
+                  {"subgroups", bench_subgroups}};
   size_t i;
   int a;
 

@@ -22,6 +22,7 @@ static int lk_run(fpar_queue *q, const char *name, fpar_kernel_fn kernel,
   d.kernel = kernel;
   d.lanes = kernel != NULL ? W : 0;
   d.def = def;
+  d.subgroup_size = W; /* also when W is 1: each call is a sub-group */
   d.args = args;
   d.global = global;
   d.local = local;
@@ -92,13 +93,13 @@ typedef struct red_args {
  * after the barrier sub-group 0 adds them up. */
 static inline void red_body(fpar_lanes *lk, void *p) {
   const red_args *a = p;
-  const size_t subgroups = RED_LOCAL / W;
+  const size_t subgroups = fpar_num_sub_groups(lk->it);
   float *sums = fpar_group_local_memory_for_overwrite(
       lk->it, subgroups * sizeof(float), 64);
   const float *src = a->in + lk->global_first * RED_ITEM;
 
-  sums[lk->it->local_id[0] / W] =
-      fpar_sub_group_reduce_add_f32(lk, lk_sum_block(src, RED_ITEM));
+  sums[fpar_sub_group_id(lk->it)] =
+      fpar_sub_group_reduce_add_vf32(lk, lk_sum_block(src, RED_ITEM));
   fpar_barrier(lk->it);
   if (lk->it->local_id[0] == 0) {
     float total = 0;

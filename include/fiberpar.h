@@ -636,6 +636,8 @@ typedef struct fpar_nd_geometry {
   size_t offset_linear;
   /** The work-group extent the launch asked for. */
   size_t enqueued_local_range[3];
+  /** Work-items per sub-group (<fiberpar/subgroup.h>). */
+  size_t sub_group_size;
 } fpar_nd_geometry;
 
 struct fpar__group_run;
@@ -764,6 +766,42 @@ FPAR_EXTERN int(fpar_barrier)(fpar_item *it);
  * \return as fpar_barrier().
  */
 FPAR_EXTERN int fpar_barrier_at(fpar_item *it, const char *site);
+
+/* Memory model and atomics.
+ *
+ * The work-items of a group run on one worker thread, one at a time: in
+ * fibers that switch at rendezvous (barriers, sub-group operations, the
+ * return from the kernel), as a plain loop when no barrier is reached,
+ * or as phase loops.  So:
+ *  - fpar_barrier() orders every memory access of the group's work-items
+ *    before it before every access after it, for local and global memory
+ *    alike: it has the acquire and release semantics of OpenCL's
+ *    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE) (stronger, in
+ *    fact: all of a group's accesses happen in one thread's program order,
+ *    and each switch is a call the compiler cannot move memory accesses
+ *    across).  A sub-group operation orders its sub-group's accesses the
+ *    same way.  No hardware fence is needed or issued.
+ *  - Without a barrier, work-items of one group must not rely on the
+ *    order in which they run (it is local-id order today, a loop or
+ *    round-robin fibers), as in OpenCL.
+ *  - C11 <stdatomic.h> operations (atomic_fetch_add, atomic_compare_
+ *    exchange_...) are valid on local memory (group-local objects,
+ *    launch-time local buffers, a phase kernel's local struct) and on
+ *    global memory, on _Atomic objects or, with GCC and Clang, through the
+ *    __atomic builtins on plain ones.  On local memory they are never
+ *    contended by another thread (only the group touches it), so relaxed
+ *    order is enough and costs about an ordinary read-modify-write.
+ *  - Different groups run on different workers, concurrently and in no
+ *    particular order: they may share global memory only through atomics
+ *    (no barrier or other call orders one group's accesses against
+ *    another's), and no ordering holds between groups but the one their
+ *    atomics give (a group waiting for another group's flag can deadlock:
+ *    nothing guarantees the other group runs at the same time).  A launch's
+ *    completion (fpar_event_wait(), fpar_queue_wait(), a later launch of
+ *    an in-order queue) orders every access of its kernels before what
+ *    follows it: relaxed atomics suffice for counters and histograms read
+ *    after the launch.
+ */
 
 /**
  * \brief Group-local object, zero-filled (sycl group_local_memory).
@@ -942,6 +980,12 @@ typedef struct fpar_launch_desc {
   /** FPAR_LAUNCH_* bits; a caller whose description is older than this
    *  member gets FPAR_LAUNCH_UNIFORM, the rule it was built with. */
   unsigned flags;
+  /** Work-items per sub-group of an nd_range kernel
+   *  (<fiberpar/subgroup.h>), 1 to FPAR_MAX_SUB_GROUP_SIZE; 0 = the
+   *  runtime's fpar_runtime_subgroup_size() (up to
+   *  FPAR_MAX_SUB_GROUP_SIZE), or the lanes of a lane kernel, which
+   *  accepts no other value. */
+  unsigned subgroup_size;
 } fpar_launch_desc;
 
 /**
@@ -1010,5 +1054,9 @@ FPAR_EXTERN int fpar_parallel_for(fpar_queue *q, fpar_range global,
 
 #include <fiberpar/phase.h>
 #include <fiberpar/scoped.h>
+
+/* Sub-groups and group copies. */
+#include <fiberpar/async_copy.h>
+#include <fiberpar/subgroup.h>
 
 #endif /* FIBERPAR_H */

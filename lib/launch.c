@@ -91,6 +91,34 @@ static void fpar__launch_geometry(fpar__launch_spec *l, const fpar_range *g,
       l->geo.group_range[0] * l->geo.group_range[1] * l->geo.group_range[2];
 }
 
+/* Work-items per sub-group of an nd_range launch (<fiberpar/subgroup.h>):
+ * the description's, else the runtime's up to FPAR_MAX_SUB_GROUP_SIZE; a
+ * lane kernel's sub-group is its lanes. */
+static int fpar__launch_subgroup(fpar__launch_spec *l,
+                                 const fpar_launch_desc *d, unsigned runtime) {
+  const char *name = d->name ? d->name : "(unnamed)";
+  unsigned s = d->subgroup_size;
+
+  if (s > FPAR_MAX_SUB_GROUP_SIZE)
+    return fpar__set_error(FPAR_EINVAL,
+                           "launch '%s': subgroup_size %u is above "
+                           "FPAR_MAX_SUB_GROUP_SIZE (%d)",
+                           name, s, FPAR_MAX_SUB_GROUP_SIZE);
+  if (l->lanes > 1 && s != 0 && s != l->lanes)
+    return fpar__set_error(FPAR_EINVAL,
+                           "launch '%s': subgroup_size %u differs from the "
+                           "lane kernel's %u lanes (its sub-group)",
+                           name, s, l->lanes);
+  if (l->lanes > 1)
+    s = l->lanes;
+  else if (s == 0)
+    s = runtime < FPAR_MAX_SUB_GROUP_SIZE ? runtime : FPAR_MAX_SUB_GROUP_SIZE;
+  l->geo.sub_group_size = s;
+  l->subgroup_ops = l->model == FPAR__ND_RANGE && l->lanes == 1 &&
+                    (d->def == NULL || d->def->phase_rows == NULL);
+  return 0;
+}
+
 /* Work groups of a scoped or hierarchical launch: d->global is the number
  * of groups, d->local their size.  Fills global (all logical items) and
  * local. */
@@ -292,6 +320,7 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *given, fpar_event **ev) {
   for (k = 0; k < 3; k++)
     spec.physical_size[k] = model == FPAR__HIERARCHICAL ? local.size[k] : 1;
   if ((err = fpar__launch_local_buffers(&spec, d, cfg->local_mem_size)) != 0 ||
+      (err = fpar__launch_subgroup(&spec, d, cfg->subgroup_size)) != 0 ||
       (err = fpar__launch_phase(&spec, d)) != 0)
     return err;
   fpar__copy_name(spec.name, sizeof spec.name, d->name ? d->name : "(unnamed)");

@@ -12,21 +12,25 @@
  * fpar_barrier macro).  Return addresses cannot serve: compilers duplicate
  * one call into several call instructions and merge several into one.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "sched/error.h"
 #include "sched/group.h"
 #include "sched/phase.h"
+#include "sched/subgroup.h"
 
 #undef fpar_barrier
 
 /* Whether two arrivals are at the same barrier.  Site strings of one
  * barrier are usually one pointer; an unnamed site (NULL) matches any
- * barrier but never a return from the kernel. */
+ * barrier but never a return from the kernel or a pending sub-group
+ * operation. */
 static int fpar__same_site(const char *a, const char *b) {
   if (a == b)
     return 1;
-  if (a == FPAR__SITE_EXIT || b == FPAR__SITE_EXIT)
+  if (a == FPAR__SITE_EXIT || b == FPAR__SITE_EXIT ||
+      a == FPAR__SITE_SUBGROUP || b == FPAR__SITE_SUBGROUP)
     return 0;
   return a == NULL || b == NULL || strcmp(a, b) == 0;
 }
@@ -56,6 +60,12 @@ static _Noreturn void fpar__barrier_mismatch(fpar__worker *w, size_t i,
   const fpar__group_run *g = &w->run;
   char items[64];
 
+  if (g->site == FPAR__SITE_SUBGROUP) {
+    char what[320];
+    snprintf(what, sizeof what, "waits at the barrier at %s",
+             fpar__site_name(site));
+    fpar__subgroup_diverged(w, i, what);
+  }
   if (g->site == FPAR__SITE_EXIT) {
     fpar__describe_items(items, sizeof items, 0, i - 1, "returned", "returned");
     fpar__group_abort(w, FPAR_EDIVERGENCE,

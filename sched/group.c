@@ -82,6 +82,8 @@ static _Noreturn __attribute__((noinline, cold)) void
 fpar__exit_mismatch(fpar__worker *w, size_t i) {
   char items[64];
 
+  if (w->run.site == FPAR__SITE_SUBGROUP)
+    fpar__subgroup_diverged(w, i, "returned from the kernel");
   fpar__describe_items(items, sizeof items, 0, i - 1, "waits", "wait");
   fpar__group_abort(w, FPAR_EDIVERGENCE,
                     "work-item %zu returned from the kernel while %s at the "
@@ -276,6 +278,7 @@ void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
     g->size = fpar__group_calls(g->geo->local_range, l->spec.lanes);
   g->fibers = FPAR__LOOP;
   g->num_objects = 0;
+  fpar__async_group_begin(&w->async);
   fpar__item_begin(it, w);
   g->loop_item = it;
 }

@@ -60,6 +60,8 @@ typedef struct fpar__launch_spec {
   size_t local_size, local_align; /* FPAR__PHASE: the group's local struct */
   const char *phase_file;         /* FPAR__PHASE: file of the barriers */
   int phase_debug;                /* FPAR__PHASE: poison the states */
+  int subgroup_ops; /* an nd_range kernel of one work-item per call, not
+                       a phase kernel: it may use sub-group operations */
   void *args;
   fpar_nd_geometry geo;
   size_t group_size; /* work-items per group */

@@ -11,10 +11,12 @@
 
 #include "fiberpar.h"
 #include "sched/arena.h"
+#include "sched/async_copy.h"
 #include "sched/copystack.h"
 #include "sched/launch.h"
 #include "sched/sanitizer.h"
 #include "sched/stack.h"
+#include "sched/subgroup.h"
 
 struct fpar__sched;
 
@@ -114,6 +116,8 @@ typedef struct fpar__worker {
   const fpar_group *innermost;
   const char *inside;
   fpar__phase_mem phase;
+  fpar__subgroup_run sg; /* sub-group operations of fiber kernels */
+  fpar__async_run async; /* group copies of the running group */
 } fpar__worker;
 
 /* The TSan fiber of fiber f (NULL in builds without ThreadSanitizer). */

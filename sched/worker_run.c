@@ -56,6 +56,8 @@ void fpar__worker_destroy(fpar__worker *w) {
   fpar__copystack_destroy(&w->copy);
   free(w->phase.states);
   free(w->phase.stops);
+  fpar__async_destroy(&w->async);
+  fpar__subgroup_destroy(&w->sg);
   fpar__stack_pool_destroy(&w->stacks);
   fpar__arena_destroy(&w->arena);
   free(w);

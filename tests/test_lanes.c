@@ -134,6 +134,7 @@ static fpar_launch_desc lane_desc(fpar_kernel_fn kernel, void *args,
   d.name = "lane kernel";
   d.kernel = kernel;
   d.lanes = FPAR_SIMD_WIDTH;
+  d.subgroup_size = FPAR_SIMD_WIDTH; /* also when it is 1 */
   d.args = args;
   d.global = global;
   d.local = local;
@@ -448,14 +449,14 @@ FPAR_DEFINE_LANE_KERNEL(tree_reduce_kernel, tree_reduce_body)
 static inline void subgroup_sums_body(fpar_lanes *lk, void *p) {
   reduce_args *a = p;
   fpar_item *it = lk->it;
-  size_t row = fpar_local_range(it, 0), first = fpar_local_id(it, 0);
-  size_t slots = (row + LANES - 1) / LANES, k;
+  size_t first = fpar_local_id(it, 0);
+  size_t slots = fpar_num_sub_groups(it), k;
   float *sums = fpar_group_local_memory(it, slots * sizeof *sums, 0);
   fpar_vi32 in = fpar_vi32_load_mask(a->in + fpar_global_id(it, 0), lk->mask);
   fpar_vf32 v = fpar_vf32_select(lk->mask, fpar_vf32_from_vi32(in),
                                  fpar_vf32_splat(POISON));
 
-  sums[first / LANES] = fpar_sub_group_reduce_add_f32(lk, v);
+  sums[fpar_sub_group_id(it)] = fpar_sub_group_reduce_add_vf32(lk, v);
   fpar_barrier(lk->it);
   if (first == 0) {
     float total = 0;
@@ -805,25 +806,21 @@ static unsigned down_delta(void) {
 /* Index of the calling sub-group within the launch: groups in linear order,
  * then rows, then sub-groups along the row. */
 static size_t subgroup_index(const fpar_item *it) {
-  size_t per_row = (fpar_local_range(it, 0) + LANES - 1) / LANES;
-  size_t rows = fpar_local_range(it, 1) * fpar_local_range(it, 2);
-  size_t row =
-      fpar_local_id(it, 1) + fpar_local_range(it, 1) * fpar_local_id(it, 2);
-
-  return (fpar_group_linear_id(it) * rows + row) * per_row +
-         fpar_local_id(it, 0) / LANES;
+  return fpar_group_linear_id(it) * fpar_num_sub_groups(it) +
+         fpar_sub_group_id(it);
 }
 
 static void record_votes(const fpar_lanes *lk, fpar_vf32 x, size_t row,
                          subgroup_record *r) {
   for (int k = 0; k < PREDICATES; k++) {
     fpar_vmask pred = x > fpar_vf32_splat(thresholds[k]);
-    r->any[k] = fpar_sub_group_any(lk, pred);
-    r->all[k] = fpar_sub_group_all(lk, pred);
+    r->any[k] = fpar_sub_group_any_vmask(lk, pred);
+    r->all[k] = fpar_sub_group_all_vmask(lk, pred);
   }
   /* True exactly on the lanes that are off, then exactly on those on. */
-  r->any_off_lanes = fpar_sub_group_any(lk, lk->local_id0 >= (int32_t)row);
-  r->all_on_lanes = fpar_sub_group_all(lk, lk->local_id0 < (int32_t)row);
+  r->any_off_lanes =
+      fpar_sub_group_any_vmask(lk, lk->local_id0 >= (int32_t)row);
+  r->all_on_lanes = fpar_sub_group_all_vmask(lk, lk->local_id0 < (int32_t)row);
 }
 
 static void record_lane_ops(const fpar_lanes *lk, fpar_vf32 v, size_t sg,
@@ -888,10 +885,10 @@ static inline void subgroup_ops_body(fpar_lanes *lk, void *p) {
   r = &a->subgroups[sg];
   __atomic_fetch_add(&r->calls, 1, __ATOMIC_RELAXED);
   r->active = lk->active;
-  r->sum = fpar_sub_group_reduce_add_f32(lk, v);
-  r->min = fpar_sub_group_reduce_min_f32(
+  r->sum = fpar_sub_group_reduce_add_vf32(lk, v);
+  r->min = fpar_sub_group_reduce_min_vf32(
       lk, fpar_vf32_select(lk->mask, x, fpar_vf32_splat(-POISON)));
-  r->max = fpar_sub_group_reduce_max_f32(
+  r->max = fpar_sub_group_reduce_max_vf32(
       lk, fpar_vf32_select(lk->mask, x, fpar_vf32_splat(POISON)));
   record_votes(lk, x, row, r);
   record_lane_ops(lk, v, sg, r, a->items + index);

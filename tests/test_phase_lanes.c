@@ -50,7 +50,7 @@ FPAR_PHASE_LANE_KERNEL_LOCAL(lane_sums, lk, p, sums_state, st, sums_local, lm) {
   FPAR_PHASE_BEGIN();
   st->n =
       (fpar_local_range(lk->it, 0) + W - 1) / W * fpar_local_range(lk->it, 1);
-  lm->sums[sg] = fpar_sub_group_reduce_add_f32(
+  lm->sums[sg] = fpar_sub_group_reduce_add_vf32(
       lk, fpar_vf32_load_mask(a->in + fpar_global_linear_id(lk->it), lk->mask));
   while (st->n > 1) {
     FPAR_PHASE_BARRIER();

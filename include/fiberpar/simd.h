@@ -776,31 +776,52 @@ FPAR__SIMD void fpar_lanes_init(fpar_lanes *lk, fpar_item *it) {
 /* Sub-group operations of a lane kernel: over its active lanes. */
 /** \brief Sub-group sum. \param lk the sub-group. \param v values.
  *  \return the sum over active lanes. */
-FPAR__SIMD float fpar_sub_group_reduce_add_f32(const fpar_lanes *lk,
-                                               fpar_vf32 v) {
+FPAR__SIMD float fpar_sub_group_reduce_add_vf32(const fpar_lanes *lk,
+                                                fpar_vf32 v) {
   return fpar_vf32_reduce_add(v, lk->mask);
 }
 /** \brief Sub-group minimum. \param lk the sub-group. \param v values.
  *  \return the minimum over active lanes. */
-FPAR__SIMD float fpar_sub_group_reduce_min_f32(const fpar_lanes *lk,
-                                               fpar_vf32 v) {
+FPAR__SIMD float fpar_sub_group_reduce_min_vf32(const fpar_lanes *lk,
+                                                fpar_vf32 v) {
   return fpar_vf32_reduce_min(v, lk->mask);
 }
 /** \brief Sub-group maximum. \param lk the sub-group. \param v values.
  *  \return the maximum over active lanes. */
-FPAR__SIMD float fpar_sub_group_reduce_max_f32(const fpar_lanes *lk,
-                                               fpar_vf32 v) {
+FPAR__SIMD float fpar_sub_group_reduce_max_vf32(const fpar_lanes *lk,
+                                                fpar_vf32 v) {
   return fpar_vf32_reduce_max(v, lk->mask);
 }
 /** \brief Whether the predicate holds in any active lane.
  *  \param lk the sub-group. \param pred a mask. \return 0 or 1. */
-FPAR__SIMD int fpar_sub_group_any(const fpar_lanes *lk, fpar_vmask pred) {
+FPAR__SIMD int fpar_sub_group_any_vmask(const fpar_lanes *lk, fpar_vmask pred) {
   return fpar_vmask_any(pred & lk->mask);
 }
 /** \brief Whether the predicate holds in every active lane.
  *  \param lk the sub-group. \param pred a mask. \return 0 or 1. */
-FPAR__SIMD int fpar_sub_group_all(const fpar_lanes *lk, fpar_vmask pred) {
+FPAR__SIMD int fpar_sub_group_all_vmask(const fpar_lanes *lk, fpar_vmask pred) {
   return fpar_vmask_all(pred | ~lk->mask);
+}
+
+/* The sub-group queries of <fiberpar/subgroup.h> work on lane 0's item:
+ * fpar_sub_group_id(lk->it), fpar_num_sub_groups(lk->it),
+ * fpar_sub_group_size(lk->it) (= lk->active) and
+ * fpar_sub_group_max_size(lk->it) (= W, the launch's lanes; a lane kernel
+ * built with W = 1 is an ordinary kernel: give it subgroup_size 1 to make
+ * each call its sub-group).  These are the per-lane ones. */
+/** \brief The lanes' sub-group local ids (fpar_sub_group_local_id() as a
+ *  lane vector): 0 .. W-1. \param lk the sub-group.
+ *  \return the ids. */
+FPAR__SIMD fpar_vi32 fpar_sub_group_local_id_vi32(const fpar_lanes *lk) {
+  (void)lk;
+  return fpar_vi32_iota();
+}
+/** \brief The sub-group's votes (fpar_sub_group_ballot() of the lane
+ *  form): bit i is set when \p pred is on in active lane i.
+ *  \param lk the sub-group. \param pred a mask. \return the bits. */
+FPAR__SIMD uint64_t fpar_sub_group_ballot_vmask(const fpar_lanes *lk,
+                                                fpar_vmask pred) {
+  return fpar__vmask_bits(pred & lk->mask);
 }
 
 /* ---- Lane bodies for item loops (scoped, hierarchical, OCCA inner) ------ */
