@@ -39,7 +39,7 @@ FPAR_LANE_KERNEL(lanes_kernel, lk, p) {
   fpar_vf64 d = fpar_vf64_from_vf32(v);
   d = fpar_vf64_fma(fpar_vf64_exp(d), fpar_vf64_splat(2.0), fpar_vf64_abs(d));
   fpar_vf64_store_mask(a->y + lk->global_first, d, lk->mask);
-  a->y[0] += (double)fpar_sub_group_reduce_add_f32(lk, v);
+  a->y[0] += (double)fpar_sub_group_reduce_add_vf32(lk, v);
 }
 const fpar_kernel *lanes_get(void);
 const fpar_kernel *lanes_get(void) { return &lanes_kernel; }

@@ -120,7 +120,7 @@ FPAR_LANE_KERNEL(lane_sum, lk, args) {
   float *slots = fpar_local_buffer(lk->it, 0);
   size_t sg = subgroup_of(lk->it), i, n;
 
-  slots[sg] = fpar_sub_group_reduce_add_f32(
+  slots[sg] = fpar_sub_group_reduce_add_vf32(
       lk, fpar_vf32_load_mask(a->in + fpar_global_linear_id(lk->it), lk->mask));
   fpar_barrier(lk->it);
   if (sg == 0) {
@@ -146,7 +146,7 @@ FPAR_PHASE_LANE_KERNEL_LOCAL(phase_lane_sum, lk, args, lane_state, st,
   FPAR_PHASE_BEGIN();
   st->n = (fpar_local_range(lk->it, 0) + W - 1) / W *
           fpar_local_range(lk->it, 1) * fpar_local_range(lk->it, 2);
-  lm->tmp[sg] = fpar_sub_group_reduce_add_f32(
+  lm->tmp[sg] = fpar_sub_group_reduce_add_vf32(
       lk, fpar_vf32_load_mask(a->in + fpar_global_linear_id(lk->it), lk->mask));
   while (st->n > 1) {
     FPAR_PHASE_BARRIER();

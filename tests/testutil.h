@@ -127,7 +127,7 @@ static inline void fpar_test_wait_fault(fpar_event *ev, int code,
 /* Recursion whose frames all stay live, to overflow a fiber stack: each
  * frame hands its 1 KiB array to the next, so the compiler can neither
  * drop nor reuse them. */
-static inline __attribute__((noinline)) size_t
+static __attribute__((noinline, unused)) size_t
 fpar_test_recurse_deep(volatile unsigned char *parent, size_t depth) {
   volatile unsigned char frame[1024];
 
