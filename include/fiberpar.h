@@ -219,7 +219,11 @@ typedef enum fpar_display {
                                  oversubscription, or places another runtime
                                  of the process uses (FIBERPAR_DISPLAY=warn) */
   FPAR_DISPLAY_ALL          /**< also the CPU set and every worker's place
-                                 and NUMA node, like OMP_DISPLAY_AFFINITY
+                                 and NUMA node, like OMP_DISPLAY_AFFINITY,
+                                 and a line with the version, workers,
+                                 stack and local memory sizes, FP
+                                 environment, SIMD instruction set and
+                                 lanes, like OMP_DISPLAY_ENV
                                  (FIBERPAR_DISPLAY=1) */
 } fpar_display;
 

@@ -131,6 +131,7 @@ int fpar_runtime_create(fpar_runtime **out, const fpar_runtime_opts *given) {
   }
   rt->cfg.num_threads = fpar__sched_num_workers(rt->sched);
   atomic_init(&rt->queues, 0);
+  fpar__runtime_display(rt);
   *out = rt;
   return 0;
 }
