@@ -85,16 +85,20 @@ fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
                       fpar__site_name(site));
   if (g->fibers == FPAR__LOOP) {
     fpar__barrier_in_loop(w, fpar_local_linear_id(it), site);
-    if (g->fibers == FPAR__LOOP)
+    if (g->fibers == FPAR__LOOP) {
+      g->barriers++; /* a group of one */
       return 0;
+    }
   }
   if (g->cur != 0 && !fpar__same_site(g->site, site))
     fpar__barrier_mismatch(w, fpar__fiber_first_item(w->launch, g->cur), site);
   g->site = site;
   /* The last arrival checks the state the group's fibers share (the end
    * of the group is checked by the runner). */
-  if (g->cur + 1 == g->size)
+  if (g->cur + 1 == g->size) {
+    g->barriers++;
     fpar__fpenv_check(w, site);
+  }
   fpar__group_pass_on(w, &g->ctx[g->cur]);
   return 0;
 }

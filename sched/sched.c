@@ -25,6 +25,7 @@
 #include "sched/stack.h"
 #include "sched/sync.h"
 #include "sched/topo.h"
+#include "sched/trace.h"
 #include "sched/worker_run.h"
 
 struct fpar__sched {
@@ -243,8 +244,11 @@ static void fpar__worker_leave(fpar__worker *w, fpar__launch *l) {
   w->groups_done = 0;
   if (n != 0 &&
       atomic_fetch_add_explicit(&l->groups_done, n, memory_order_acq_rel) + n ==
-          l->spec.num_groups)
+          l->spec.num_groups) {
+    if (w->trace != NULL)
+      fpar__trace_launch(w, l);
     fpar__sched_complete(w->sched, l);
+  }
   fpar__launch_unref(l);
 }
 
@@ -328,6 +332,8 @@ static void fpar__sched_join(fpar__sched *s, unsigned started) {
 static void fpar__sched_free_workers(fpar__sched *s) {
   uv_sem_destroy(&s->started);
   uv_cond_destroy(&s->work_cond);
+  fpar__trace_destroy(s->setup.trace);
+  s->setup.trace = NULL;
   fpar__topo_destroy(s->topo);
   free(s->threads);
   free(s->workers);
@@ -429,6 +435,9 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
   atomic_init(&s->refs, 1);
   s->fork_generation = fpar__fork_generation();
   s->serial = atomic_fetch_add(&fpar__sched_serials, 1);
+  if (cfg->trace_path != NULL)
+    fpar__trace_create(&s->setup.trace, cfg->trace_path, s->serial,
+                       s->num_workers);
   if ((err = fpar__sched_start_workers(s)) != 0) {
     fpar__sched_free_workers(s);
     fpar__sched_unref(s);

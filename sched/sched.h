@@ -29,6 +29,8 @@ typedef struct fpar__sched_config {
   unsigned local_rank;     /* the launcher's rank on this node */
   unsigned local_ranks;    /* ranks on this node; 0 = no launcher */
   fpar_display display;    /* resolved: never FPAR_DISPLAY_DEFAULT */
+  const char *trace_path;  /* FIBERPAR_TRACE file; NULL: no trace.  Read
+                              only at creation. */
 } fpar__sched_config;
 
 struct fpar__topo;

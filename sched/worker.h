@@ -55,6 +55,7 @@ typedef struct fpar__group_run {
   fpar__local_obj *objects;
   unsigned num_objects, cap_objects;
   size_t arena_mark; /* arena level at group start */
+  unsigned barriers; /* rendezvous passed since the trace's group began */
 } fpar__group_run;
 
 /* Rendezvous value of work-items that returned from the kernel. */
@@ -109,6 +110,8 @@ typedef struct fpar__worker {
   const fpar_group *innermost;
   const char *inside;
   fpar__phase_mem phase;
+  /* FIBERPAR_TRACE: the worker's recorder, NULL when tracing is off. */
+  struct fpar__trace_worker *trace;
 } fpar__worker;
 
 /* The TSan fiber of fiber f (NULL in builds without ThreadSanitizer). */

@@ -4,6 +4,7 @@
  * parsed by tests/test_trace.sh). */
 #include <dirent.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fiberpar/simd.h>
@@ -130,6 +131,218 @@ START_TEST(test_display_fields) {
 }
 END_TEST
 
+/* ---- FIBERPAR_TRACE ------------------------------------------------------
+ */
+
+/* Global 6 x 5 x 3 in groups of 3 x 5 x 1: six groups of 15 work-items. */
+#define TRACE_GROUPS 6
+#define TRACE_ITEMS 90
+
+/* Each work-item passes its id to its right neighbour in the group
+ * through local memory: two barriers per work-item. */
+static void rotate_kernel(fpar_item *it, void *args) {
+  unsigned *out = args;
+  unsigned *tmp = fpar_group_local_memory(it, 15 * sizeof *tmp, 0);
+  size_t lid = fpar_local_linear_id(it);
+
+  tmp[lid] = (unsigned)fpar_global_linear_id(it);
+  fpar_barrier(it);
+  out[fpar_global_linear_id(it)] = tmp[(lid + 1) % 15];
+  fpar_barrier(it);
+}
+
+static void plain_kernel(fpar_item *it, void *args) {
+  unsigned *out = args;
+
+  out[fpar_global_linear_id(it)] += 1;
+}
+
+/* The same in plain C: the global linear id of local (x + 1) % 15. */
+static unsigned rotate_reference(size_t g) {
+  size_t x = g % 6, y = g / 6 % 5, z = g / 30;
+  size_t lid = x % 3 + 3 * y, next = (lid + 1) % 15;
+
+  return (unsigned)(x / 3 * 3 + next % 3 + 6 * (next / 3 + 5 * z));
+}
+
+/* Run the named barrier kernel and an unnamed barrier-free one. */
+static void run_traced_kernels(fpar_queue *q) {
+  unsigned out[TRACE_ITEMS];
+  fpar_launch_desc d;
+  size_t i;
+
+  fpar_launch_desc_init(&d);
+  d.name = "rotate \"x\"";
+  d.kernel = rotate_kernel;
+  d.args = out;
+  d.global = fpar_range3(6, 5, 3);
+  d.local = fpar_range3(3, 5, 1);
+  ck_assert_fpar_ok(fpar_launch(q, &d, NULL));
+  ck_assert_fpar_ok(fpar_queue_wait(q));
+  for (i = 0; i < TRACE_ITEMS; i++)
+    ck_assert_uint_eq(out[i], rotate_reference(i));
+  ck_assert_fpar_ok(fpar_parallel_for(
+      q, fpar_range3(6, 5, 3), fpar_range3(3, 5, 1), plain_kernel, out, NULL));
+  ck_assert_fpar_ok(fpar_queue_wait(q));
+  for (i = 0; i < TRACE_ITEMS; i++)
+    ck_assert_uint_eq(out[i], rotate_reference(i) + 1);
+}
+
+/* The whole file, NUL-terminated (the caller frees it). */
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "r");
+  char *buf = malloc(1 << 20);
+  size_t n;
+
+  ck_assert_ptr_nonnull(f);
+  ck_assert_ptr_nonnull(buf);
+  n = fread(buf, 1, (1 << 20) - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+static int count(const char *haystack, const char *needle) {
+  int n = 0;
+
+  while ((haystack = strstr(haystack, needle)) != NULL) {
+    n++;
+    haystack += strlen(needle);
+  }
+  return n;
+}
+
+/* What the two launches must leave in a trace (its JSON is parsed by
+ * tests/test_trace.sh). */
+static void check_trace(const char *path, const char *workers) {
+  char name[64];
+  char *json = read_file(path);
+  static const char head[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+
+  ck_assert_msg(strncmp(json, head, sizeof head - 1) == 0, "not a trace: %.80s",
+                json);
+  ck_assert_int_eq(count(json, "\"cat\":\"launch\""), 2);
+  ck_assert_int_eq(count(json, "\"cat\":\"group\""), 2 * TRACE_GROUPS);
+  /* The name is escaped, and names each group of its launch. */
+  ck_assert_int_eq(count(json, "\"name\":\"rotate \\\"x\\\"\""),
+                   1 + TRACE_GROUPS);
+  ck_assert_int_eq(count(json, "\"name\":\"(unnamed)\""), 1 + TRACE_GROUPS);
+  ck_assert_int_eq(count(json, "\"barriers\":2}"), TRACE_GROUPS);
+  ck_assert_int_eq(count(json, "\"barriers\":0}"), TRACE_GROUPS);
+  ck_assert_int_eq(count(json, "\"group\":[1,0,2]"), 2);
+  ck_assert_int_eq(count(json, "\"global\":[6,5,3],\"local\":[3,5,1]"), 2);
+  snprintf(name, sizeof name, "\"name\":\"%s0\"", workers);
+  ck_assert_int_eq(count(json, name), 1);
+  snprintf(name, sizeof name, "\"name\":\"%s1\"", workers);
+  ck_assert_int_eq(count(json, name), 1);
+  ck_assert_int_eq(count(json, "\"name\":\"launches\""), 1);
+  ck_assert_msg(strstr(json, "\n]") != NULL && json[strlen(json) - 2] == '}',
+                "unterminated trace");
+  free(json);
+}
+
+static void trace_path(char *buf, size_t len, const char *what) {
+  snprintf(buf, len, "%s/fpar_trace_%ld_%s.json",
+           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid(), what);
+}
+
+/* Destroying the runtime writes the file; a second runtime of the process
+ * writes "file.1". */
+START_TEST(test_trace_at_destroy) {
+  char path[256], second[300];
+  fpar_test_env e, e2;
+
+  trace_path(path, sizeof path, "destroy");
+  snprintf(second, sizeof second, "%s.1", path);
+  ck_assert_int_eq(setenv("FIBERPAR_TRACE", path, 1), 0);
+  ck_assert_int_eq(setenv("FIBERPAR_DISPLAY", "0", 1), 0);
+  fpar_test_env_init(&e, 2);
+  fpar_test_env_init(&e2, 2);
+  run_traced_kernels(e.q);
+  run_traced_kernels(e2.q);
+  fpar_test_env_fini(&e);
+  fpar_test_env_fini(&e2);
+  check_trace(path, "fpar-w");
+  check_trace(second, "fpar1-w");
+  unlink(path);
+  unlink(second);
+}
+END_TEST
+
+/* A program that exits without destroying its runtime gets its trace. */
+START_TEST(test_trace_at_exit) {
+  char path[256];
+  pid_t child;
+  int status;
+
+  trace_path(path, sizeof path, "exit");
+  ck_assert_int_eq(setenv("FIBERPAR_TRACE", path, 1), 0);
+  child = fork();
+  ck_assert_int_ge(child, 0);
+  if (child == 0) {
+    fpar_test_env e;
+    fpar_test_env_init(&e, 2);
+    run_traced_kernels(e.q);
+    exit(0);
+  }
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  check_trace(path, "fpar-w");
+  unlink(path);
+}
+END_TEST
+
+/* Work-item 0 returns while the others wait at the barrier. */
+static void diverge_kernel(fpar_item *it, void *args) {
+  (void)args;
+  if (fpar_local_linear_id(it) != 0)
+    fpar_barrier(it);
+}
+
+/* A group that a fault ends has its span, marked failed; the launch's
+ * result names the fault. */
+START_TEST(test_trace_failed_group) {
+  char path[256], *json;
+  fpar_test_env e;
+  fpar_event *ev;
+
+  trace_path(path, sizeof path, "failed");
+  ck_assert_int_eq(setenv("FIBERPAR_TRACE", path, 1), 0);
+  fpar_test_env_init(&e, 1);
+  ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(8), fpar_range1(8),
+                                      diverge_kernel, NULL, &ev));
+  ck_assert_fpar_err(fpar_event_wait(ev), FPAR_EDIVERGENCE);
+  fpar_event_release(ev);
+  fpar_test_env_fini(&e);
+  json = read_file(path);
+  ck_assert_int_eq(count(json, "\"cat\":\"group\""), 1);
+  ck_assert_int_eq(count(json, "\"failed\":true"), 1);
+  ck_assert_int_eq(count(json, "\"result\":\"FPAR_EDIVERGENCE\""), 1);
+  free(json);
+  unlink(path);
+}
+END_TEST
+
+/* A file that cannot be created is said once; the runtime works
+ * untraced. */
+START_TEST(test_trace_unwritable) {
+  char out[4096];
+  fpar_runtime *rt;
+  fpar_queue *q;
+
+  ck_assert_int_eq(
+      setenv("FIBERPAR_TRACE", "/nonexistent-dir/fpar/trace.json", 1), 0);
+  ck_assert_fpar_ok(create_captured(&rt, out, sizeof out));
+  ck_assert_int_eq(count(out, "FIBERPAR_TRACE"), 1);
+  ck_assert_contains(out, "cannot create \"/nonexistent-dir/fpar/trace.json\": "
+                          "No such file or directory; tracing is off");
+  ck_assert_fpar_ok(fpar_queue_create(rt, 0, &q));
+  run_traced_kernels(q);
+  ck_assert_fpar_ok(fpar_queue_destroy(q));
+  ck_assert_fpar_ok(fpar_runtime_destroy(rt));
+}
+END_TEST
+
 static Suite *observe_suite(void) {
   Suite *s = suite_create("observe");
   TCase *tc = tcase_create("names");
@@ -140,6 +353,13 @@ static Suite *observe_suite(void) {
   tc = tcase_create("display");
   tcase_set_timeout(tc, FPAR_TEST_TIMEOUT);
   tcase_add_test(tc, test_display_fields);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("trace");
+  tcase_set_timeout(tc, FPAR_TEST_TIMEOUT);
+  tcase_add_test(tc, test_trace_at_destroy);
+  tcase_add_test(tc, test_trace_at_exit);
+  tcase_add_test(tc, test_trace_failed_group);
+  tcase_add_test(tc, test_trace_unwritable);
   suite_add_tcase(s, tc);
   return s;
 }
