@@ -115,10 +115,15 @@ fpar__barrier_outside(const char *site) {
  * that it saves no registers of its own; the last arrival of a rendezvous
  * (one in a group) and fibers that share a stack take the slow path. */
 int fpar_barrier_at(fpar_item *it, const char *site) {
-  fpar__worker *w = fpar__self;
+  fpar__worker *w;
   fpar__group_run *g;
   size_t cur;
 
+  /* The frame pointer is set before the first load (the thread-local one
+   * is slow, and samples gather after it): perf's frame-pointer unwinding
+   * then finds the kernel from any instruction but the first two. */
+  __asm__ volatile("" : : "r"(__builtin_frame_address(0)) : "memory");
+  w = fpar__self;
   if (__builtin_expect(w == NULL, 0))
     return fpar__barrier_outside(site);
   g = &w->run;
