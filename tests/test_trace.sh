@@ -1,3 +1,4 @@
+#!/bin/sh
 # SPDX-License-Identifier: MIT
 # test_trace.sh - FIBERPAR_TRACE writes JSON that trace viewers accept:
 # run the nbody example with a trace and check the file with Python's
