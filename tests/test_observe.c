@@ -3,6 +3,7 @@
  * FIBERPAR_DISPLAY=1's fields and FIBERPAR_TRACE's file (its JSON is
  * parsed by tests/test_trace.sh). */
 #include <dirent.h>
+#include <sched.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -128,6 +129,47 @@ START_TEST(test_display_fields) {
   ck_assert_contains(out, "fiber stacks of 100 KiB,"); /* whole pages */
   ck_assert_contains(out, "FP environment shared,");
   ck_assert_fpar_ok(fpar_runtime_destroy(rt));
+}
+END_TEST
+
+/* fpar_runtime_topology() counts the process's allowed CPUs as hardware
+ * threads (the kernel's affinity mask is the reference), at least one
+ * core and one NUMA node, and no more cores than threads; NULL outputs
+ * are skipped. */
+START_TEST(test_topology_counts) {
+  cpu_set_t allowed;
+  unsigned cores = 0, pus = 0, nodes = 0, again = 0;
+  fpar_runtime *rt = create(1);
+
+  ck_assert_int_eq(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  ck_assert_fpar_ok(fpar_runtime_topology(rt, &cores, &pus, &nodes));
+  ck_assert_uint_eq(pus, (unsigned)CPU_COUNT(&allowed));
+  ck_assert_uint_ge(cores, 1);
+  ck_assert_uint_le(cores, pus);
+  ck_assert_uint_ge(nodes, 1);
+  ck_assert_fpar_ok(fpar_runtime_topology(rt, NULL, &again, NULL));
+  ck_assert_uint_eq(again, pus);
+  ck_assert_fpar_ok(fpar_runtime_topology(rt, NULL, NULL, NULL));
+  ck_assert_fpar_ok(fpar_runtime_destroy(rt));
+}
+END_TEST
+
+/* fpar_math_lanes() is the width of the instruction set fpar_math_isa()
+ * names. */
+START_TEST(test_math_lanes) {
+  static const struct {
+    const char *isa;
+    unsigned lanes;
+  } widths[] = {{"avx512f", 16}, {"avx2", 8}, {"sse2", 4}, {"scalar", 1}};
+  const char *isa = fpar_math_isa();
+  size_t k;
+
+  for (k = 0; k < sizeof widths / sizeof *widths; k++)
+    if (strcmp(isa, widths[k].isa) == 0) {
+      ck_assert_uint_eq(fpar_math_lanes(), widths[k].lanes);
+      return;
+    }
+  ck_abort_msg("unknown instruction set \"%s\"", isa);
 }
 END_TEST
 
@@ -353,6 +395,8 @@ static Suite *observe_suite(void) {
   tc = tcase_create("display");
   tcase_set_timeout(tc, FPAR_TEST_TIMEOUT);
   tcase_add_test(tc, test_display_fields);
+  tcase_add_test(tc, test_topology_counts);
+  tcase_add_test(tc, test_math_lanes);
   suite_add_tcase(s, tc);
   tc = tcase_create("trace");
   tcase_set_timeout(tc, FPAR_TEST_TIMEOUT);
