@@ -262,17 +262,38 @@ void fpar__trace_destroy(fpar__trace *t) {
 
 /* ---- Writing the JSON --------------------------------------------------- */
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void fpar__json_string(FILE *f, const char *s) {
+/* Bytes of the UTF-8 sequence at s, 0 when it is not one (a kernel name
+ * may have been cut in the middle of a character). */
+static size_t fpar__utf8_length(const unsigned char *s) {
+  size_t n = s[0] >= 0xc2 && s[0] <= 0xdf   ? 2
+             : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+             : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
+                                            : 0,
+         k;
+
+  for (k = 1; k < n; k++)
+    if ((s[k] & 0xc0) != 0x80)
+      return 0;
+  return n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped,
+ * bytes that are not UTF-8 replaced by '?'. */
+static void fpar__json_string(FILE *f, const char *text) {
+  const unsigned char *s = (const unsigned char *)text;
+
   fputc('"', f);
-  for (; *s != '\0'; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
+  while (*s != '\0') {
+    size_t n = *s < 0x80 ? 1 : fpar__utf8_length(s);
+    if (*s == '"' || *s == '\\')
+      fprintf(f, "\\%c", *s);
+    else if (*s < 0x20)
+      fprintf(f, "\\u%04x", *s);
+    else if (n == 0)
+      fputc('?', f);
     else
-      fputc(c, f);
+      fwrite(s, 1, n, f);
+    s += n != 0 ? n : 1;
   }
   fputc('"', f);
 }
@@ -396,7 +417,7 @@ static void fpar__json_group(FILE *f, long pid, unsigned tid,
   fpar__json_us(f, "ts", g->start_ns);
   fpar__json_us(f, "dur", g->end_ns - g->start_ns);
   fprintf(f, ",\"args\":{\"launch\":%" PRIu64, g->seq);
-  if (l != NULL) {
+  if (l != NULL && l->geo.group_range[0] != 0 && l->geo.group_range[1] != 0) {
     const size_t *r = l->geo.group_range;
     size_t id[3] = {g->group % r[0], g->group / r[0] % r[1],
                     g->group / r[0] / r[1]};

@@ -365,6 +365,52 @@ START_TEST(test_trace_failed_group) {
 }
 END_TEST
 
+/* A scoped group function that meets at three group barriers. */
+static void scoped_fn(fpar_group *g, void *args) {
+  unsigned *out = args;
+  int b;
+
+  for (b = 0; b < 3; b++)
+    ck_assert_fpar_ok(fpar_group_barrier(g));
+  out[fpar_group_get_linear_id(g)] = 1;
+}
+
+/* Scoped groups count their group barriers; a name cut inside a UTF-8
+ * character (names keep 63 bytes) stays valid UTF-8 in the file. */
+START_TEST(test_trace_scoped_and_names) {
+  char path[256], name[80], want[90], *json;
+  unsigned out[5] = {0};
+  fpar_launch_desc d;
+  fpar_test_env e;
+
+  trace_path(path, sizeof path, "scoped");
+  ck_assert_int_eq(setenv("FIBERPAR_TRACE", path, 1), 0);
+  fpar_test_env_init(&e, 2);
+  ck_assert_fpar_ok(fpar_parallel(e.q, fpar_range1(5), fpar_range1(16),
+                                  scoped_fn, out, NULL));
+  fpar_launch_desc_init(&d);
+  memset(name, 'a', 62);
+  strcpy(name + 62, "\xc3\xa9 and more"); /* U+00E9 from byte 62 on */
+  d.name = name;
+  d.kernel = plain_kernel;
+  d.args = out;
+  d.global = fpar_range1(5);
+  d.local = fpar_range1(5);
+  ck_assert_fpar_ok(fpar_launch(e.q, &d, NULL));
+  ck_assert_fpar_ok(fpar_queue_wait(e.q));
+  fpar_test_env_fini(&e);
+  for (int g = 0; g < 5; g++)
+    ck_assert_uint_eq(out[g], 2); /* the group function, then the kernel */
+  json = read_file(path);
+  ck_assert_int_eq(count(json, "\"model\":\"scoped\""), 1);
+  ck_assert_int_eq(count(json, "\"barriers\":3}"), 5);
+  snprintf(want, sizeof want, "\"name\":\"%.62s?\"", name);
+  ck_assert_int_eq(count(json, want), 2); /* the launch and its group */
+  free(json);
+  unlink(path);
+}
+END_TEST
+
 /* A file that cannot be created is said once; the runtime works
  * untraced. */
 START_TEST(test_trace_unwritable) {
@@ -403,6 +449,7 @@ static Suite *observe_suite(void) {
   tcase_add_test(tc, test_trace_at_destroy);
   tcase_add_test(tc, test_trace_at_exit);
   tcase_add_test(tc, test_trace_failed_group);
+  tcase_add_test(tc, test_trace_scoped_and_names);
   tcase_add_test(tc, test_trace_unwritable);
   suite_add_tcase(s, tc);
   return s;
