@@ -260,7 +260,11 @@ typedef enum fpar_display {
                                  oversubscription, or places another runtime
                                  of the process uses (FIBERPAR_DISPLAY=warn) */
   FPAR_DISPLAY_ALL          /**< also the CPU set and every worker's place
-                                 and NUMA node, like OMP_DISPLAY_AFFINITY
+                                 and NUMA node, like OMP_DISPLAY_AFFINITY,
+                                 and a line with the version, workers,
+                                 stack and local memory sizes, FP
+                                 environment, SIMD instruction set and
+                                 lanes, like OMP_DISPLAY_ENV
                                  (FIBERPAR_DISPLAY=1) */
 } fpar_display;
 
@@ -457,6 +461,18 @@ FPAR_EXTERN int fpar_runtime_worker_numa_node(const fpar_runtime *rt,
  *         runtime's set, rounded up.
  */
 FPAR_EXTERN unsigned fpar_runtime_oversubscription(const fpar_runtime *rt);
+
+/**
+ * \brief Count the cores, hardware threads (PUs) and NUMA nodes of the
+ *        runtime's CPU set (fpar_runtime_cpuset()), as hwloc sees them.
+ * \param rt the runtime.
+ * \param cores receives the number of cores, or NULL.
+ * \param pus receives the number of hardware threads, or NULL.
+ * \param numa_nodes receives the number of NUMA nodes, or NULL.
+ * \return 0; FPAR_EFORK in a forked child.
+ */
+FPAR_EXTERN int fpar_runtime_topology(const fpar_runtime *rt, unsigned *cores,
+                                      unsigned *pus, unsigned *numa_nodes);
 
 /* ------------------------------------------------------------------------
  * Ranges

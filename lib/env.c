@@ -205,3 +205,10 @@ int fpar__env_phase(const char *name, fpar_phase_mode *out) {
   *out = (fpar_phase_mode)v;
   return err;
 }
+
+void fpar__env_path(const char *name, const char **out) {
+  const char *s = getenv(name);
+
+  if (s != NULL && *s != '\0')
+    *out = s;
+}

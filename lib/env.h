@@ -32,4 +32,8 @@ void fpar__env_local_rank(unsigned *rank, unsigned *ranks);
 int fpar__env_stack_guard(const char *name, int *prot);
 int fpar__env_phase(const char *name, fpar_phase_mode *out);
 
+/* A file name: *out points at the environment's text, left untouched when
+ * the variable is unset or empty. */
+void fpar__env_path(const char *name, const char **out);
+
 #endif

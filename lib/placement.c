@@ -66,3 +66,19 @@ int fpar_runtime_worker_numa_node(const fpar_runtime *rt, unsigned worker,
 unsigned fpar_runtime_oversubscription(const fpar_runtime *rt) {
   return fpar__topo_per_place(fpar__sched_topo(rt->sched));
 }
+
+int fpar_runtime_topology(const fpar_runtime *rt, unsigned *cores,
+                          unsigned *pus, unsigned *numa_nodes) {
+  int err = fpar__runtime_usable(rt, "fpar_runtime_topology"), c, p, n;
+
+  if (err != 0)
+    return err;
+  fpar__topo_counts(fpar__sched_topo(rt->sched), &c, &p, &n);
+  if (cores != NULL)
+    *cores = (unsigned)c;
+  if (pus != NULL)
+    *pus = (unsigned)p;
+  if (numa_nodes != NULL)
+    *numa_nodes = (unsigned)n;
+  return 0;
+}

@@ -104,6 +104,8 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
   if (cfg->display == FPAR_DISPLAY_DEFAULT)
     cfg->display = FPAR_DISPLAY_WARN;
   fpar__env_local_rank(&cfg->local_rank, &cfg->local_ranks);
+  cfg->trace_path = NULL;
+  fpar__env_path("FIBERPAR_TRACE", &cfg->trace_path);
   cfg->stack_size = (cfg->stack_size + page - 1) / page * page;
   if (cfg->fpenv == FPAR_FPENV_DEFAULT)
     cfg->fpenv = FPAR_FPENV_SHARED;
@@ -131,6 +133,7 @@ int fpar_runtime_create(fpar_runtime **out, const fpar_runtime_opts *given) {
   }
   rt->cfg.num_threads = fpar__sched_num_workers(rt->sched);
   atomic_init(&rt->queues, 0);
+  fpar__runtime_display(rt);
   *out = rt;
   return 0;
 }

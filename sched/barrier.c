@@ -95,16 +95,20 @@ fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
                       fpar__site_name(site));
   if (g->fibers == FPAR__LOOP) {
     fpar__barrier_in_loop(w, fpar_local_linear_id(it), site);
-    if (g->fibers == FPAR__LOOP)
+    if (g->fibers == FPAR__LOOP) {
+      g->barriers++; /* a group of one */
       return 0;
+    }
   }
   if (g->cur != 0 && !fpar__same_site(g->site, site))
     fpar__barrier_mismatch(w, fpar__fiber_first_item(w, g->cur), site);
   g->site = site;
   /* The last arrival checks the state the group's fibers share (the end
    * of the group is checked by the runner). */
-  if (g->cur + 1 == g->size)
+  if (g->cur + 1 == g->size) {
+    g->barriers++;
     fpar__fpenv_check(w, site);
+  }
   fpar__group_pass_on(w, &g->ctx[g->cur]);
   return 0;
 }
@@ -121,10 +125,15 @@ fpar__barrier_outside(const char *site) {
  * that it saves no registers of its own; the last arrival of a rendezvous
  * (one in a group) and fibers that share a stack take the slow path. */
 int fpar_barrier_at(fpar_item *it, const char *site) {
-  fpar__worker *w = fpar__self;
+  fpar__worker *w;
   fpar__group_run *g;
   size_t cur;
 
+  /* The frame pointer is set before the first load (the thread-local one
+   * is slow, and samples gather after it): perf's frame-pointer unwinding
+   * then finds the kernel from any instruction but the first two. */
+  __asm__ volatile("" : : "r"(__builtin_frame_address(0)) : "memory");
+  w = fpar__self;
   if (__builtin_expect(w == NULL, 0))
     return fpar__barrier_outside(site);
   g = &w->run;

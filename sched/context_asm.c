@@ -35,7 +35,7 @@ void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,
   /* After the switch's `ret` pops the trampoline address, rsp == top; the
    * trampoline's `call` then gives the entry function the rsp == 8 mod 16
    * that the ABI wants. */
-  s[-1] = (uint64_t)(uintptr_t)fpar__ctx_trampoline;
+  s[-1] = (uint64_t)(uintptr_t)fpar__ctx_trampoline + 1; /* past its nop */
   s[-2] = 0;                          /* rbp: ends the frame chain */
   s[-3] = 0;                          /* rbx */
   s[-4] = (uint64_t)(uintptr_t)entry; /* r12 */

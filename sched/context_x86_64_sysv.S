@@ -26,34 +26,65 @@
         .text
 
 /* Push the callee-saved registers and room for the FPU control words: the
- * saved frame above, below the return address. */
+ * saved frame above, below the return address.
+ *
+ * Unwinders must find the caller at every instruction (perf samples
+ * anywhere): the CFI follows each push and pop, and says where each
+ * register was saved.  rbp is never changed but by its pop, so a frame
+ * pointer walk from inside the switch goes through the suspended fiber's
+ * frames until then, and the resumed one's after.  Once rsp holds the
+ * other context, the rules describe its saved frame: DWARF unwinders
+ * continue in the context being resumed, whose frames are intact. */
         .macro SAVE_CALLEE_SAVED
         pushq   %rbp
         .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset rbp, 0
         pushq   %rbx
         .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset rbx, 0
         pushq   %r12
         .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset r12, 0
         pushq   %r13
         .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset r13, 0
         pushq   %r14
         .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset r14, 0
         pushq   %r15
         .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset r15, 0
         subq    $8, %rsp
         .cfi_adjust_cfa_offset 8
         .endm
 
-/* Pop a saved frame and return into its context. */
+/* Pop a saved frame and return into its context.  The unwind rules of
+ * the saved frame hold again after the `ret` (code placed after the
+ * macro, such as .Lreload_fpu, still runs with the frame pushed). */
         .macro RESTORE_CALLEE_SAVED_AND_RETURN
+        .cfi_remember_state
         addq    $8, %rsp
+        .cfi_adjust_cfa_offset -8
         popq    %r15
+        .cfi_adjust_cfa_offset -8
+        .cfi_restore r15
         popq    %r14
+        .cfi_adjust_cfa_offset -8
+        .cfi_restore r14
         popq    %r13
+        .cfi_adjust_cfa_offset -8
+        .cfi_restore r13
         popq    %r12
+        .cfi_adjust_cfa_offset -8
+        .cfi_restore r12
         popq    %rbx
+        .cfi_adjust_cfa_offset -8
+        .cfi_restore rbx
         popq    %rbp
+        .cfi_adjust_cfa_offset -8
+        .cfi_restore rbp
         ret
+        .cfi_restore_state
         .endm
 
         .globl  fpar__ctx_switch
@@ -102,7 +133,10 @@ fpar__ctx_switch_shared_fpenv:
  * fpar__ctx_make() "returns" here with entry in r12 and its argument in
  * r13.  rbp is 0 and the return address is marked undefined, so frame
  * pointer walkers (perf) and DWARF unwinders (gdb) both stop here: a
- * fiber's backtrace ends cleanly at its kernel. */
+ * fiber's backtrace ends cleanly at its kernel.  A fresh context's
+ * saved frame returns past the leading nop (fpar__ctx_make()): unwinders
+ * look a return address up minus one, which must still be the
+ * trampoline. */
         .globl  fpar__ctx_trampoline
         .hidden fpar__ctx_trampoline
         .type   fpar__ctx_trampoline, @function
@@ -110,6 +144,7 @@ fpar__ctx_switch_shared_fpenv:
 fpar__ctx_trampoline:
         .cfi_startproc
         .cfi_undefined rip
+        nop
         movq    %r13, %rdi
         callq   *%r12
         ud2

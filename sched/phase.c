@@ -137,9 +137,12 @@ void fpar__phase_run_group(fpar__worker *w, size_t linear) {
   if (l->spec.local_size != 0)
     local =
         fpar_group_local_memory(&it, l->spec.local_size, l->spec.local_align);
-  do
+  for (;;) {
     stop = fpar__phase_step(w, &it, local, m, stop & 0xffu);
-  while (stop != 0);
+    if (stop == 0)
+      break;
+    w->run.barriers++;
+  }
   fpar__group_end(w);
 }
 

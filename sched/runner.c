@@ -9,6 +9,17 @@
 #include "sched/group.h"
 #include "sched/sanitizer.h"
 #include "sched/scoped.h"
+#include "sched/trace.h"
+
+/* Run group `group` of the worker's launch as its model says. */
+static void fpar__runner_group(fpar__worker *w, size_t group) {
+  if (w->launch->spec.model == FPAR__ND_RANGE)
+    fpar__run_nd_group(w, group);
+  else if (w->launch->spec.model == FPAR__PHASE)
+    w->launch->spec.run_group(w, group);
+  else
+    fpar__run_group_function(w, group);
+}
 
 void fpar__runner_main(void *arg) {
   fpar__worker *w = arg;
@@ -18,12 +29,13 @@ void fpar__runner_main(void *arg) {
   while (fpar__worker_claim(w, &group)) {
     if (atomic_load_explicit(&w->launch->failed, memory_order_relaxed))
       ; /* a group faulted: the rest are skipped */
-    else if (w->launch->spec.model == FPAR__ND_RANGE)
-      fpar__run_nd_group(w, group);
-    else if (w->launch->spec.model == FPAR__PHASE)
-      w->launch->spec.run_group(w, group);
-    else
-      fpar__run_group_function(w, group);
+    else if (__builtin_expect(w->trace == NULL, 1))
+      fpar__runner_group(w, group);
+    else {
+      fpar__trace_group_begin(w, group);
+      fpar__runner_group(w, group);
+      fpar__trace_group_end(w, 0);
+    }
     /* One check per group: a shared state changed by one group would be
      * the next group's start. */
     fpar__fpenv_check(w, FPAR__SITE_EXIT);

@@ -11,6 +11,7 @@
  * whose addition completes the count completes the launch and activates the
  * next one.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "sched/stack.h"
 #include "sched/sync.h"
 #include "sched/topo.h"
+#include "sched/trace.h"
 #include "sched/worker_run.h"
 
 struct fpar__sched {
@@ -51,6 +53,7 @@ struct fpar__sched {
    * one reference for the runtime, one per event handle. */
   atomic_int refs;
   unsigned fork_generation; /* fpar__fork_generation() at creation */
+  unsigned serial;          /* creation order in the process, from 0 */
 
   /* What workers are made with: the slots each may hold and whether
    * guards are page-table marks (see stack.h and guard.h). */
@@ -241,9 +244,38 @@ static void fpar__worker_leave(fpar__worker *w, fpar__launch *l) {
   w->groups_done = 0;
   if (n != 0 &&
       atomic_fetch_add_explicit(&l->groups_done, n, memory_order_acq_rel) + n ==
-          l->spec.num_groups)
+          l->spec.num_groups) {
+    if (w->trace != NULL)
+      fpar__trace_launch(w, l);
     fpar__sched_complete(w->sched, l);
+  }
   fpar__launch_unref(l);
+}
+
+/* The k-th scheduler a process creates (from 0): its workers' names. */
+static atomic_uint fpar__sched_serials;
+
+void fpar__sched_thread_name(unsigned serial, unsigned worker, char *buf,
+                             size_t size) {
+  if (serial == 0)
+    snprintf(buf, size, "fpar-w%u", worker);
+  else
+    snprintf(buf, size, "fpar%u-w%u", serial % 100000, worker);
+}
+
+/* Name the calling worker thread, so that top -H, ps -L, gdb and perf
+ * tell the workers apart (Linux: at most 15 characters, which the names
+ * keep to with up to 4096 workers). */
+static void fpar__worker_set_name(const fpar__sched *s, unsigned i) {
+#if defined(__linux__)
+  char name[16];
+
+  fpar__sched_thread_name(s->serial, i, name, sizeof name);
+  pthread_setname_np(pthread_self(), name);
+#else
+  (void)s;
+  (void)i;
+#endif
 }
 
 static void fpar__worker_main(void *arg) {
@@ -255,6 +287,7 @@ static void fpar__worker_main(void *arg) {
   int err;
 
   free(start);
+  fpar__worker_set_name(s, i);
   /* Bind first, so that everything the worker allocates and touches from
    * here on lands on its NUMA node. */
   err = fpar__topo_bind_thread(s->topo, i);
@@ -299,6 +332,8 @@ static void fpar__sched_join(fpar__sched *s, unsigned started) {
 static void fpar__sched_free_workers(fpar__sched *s) {
   uv_sem_destroy(&s->started);
   uv_cond_destroy(&s->work_cond);
+  fpar__trace_destroy(s->setup.trace);
+  s->setup.trace = NULL;
   fpar__topo_destroy(s->topo);
   free(s->threads);
   free(s->workers);
@@ -399,6 +434,10 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
   atomic_init(&s->start_error, 0);
   atomic_init(&s->refs, 1);
   s->fork_generation = fpar__fork_generation();
+  s->serial = atomic_fetch_add(&fpar__sched_serials, 1);
+  if (cfg->trace_path != NULL)
+    fpar__trace_create(&s->setup.trace, cfg->trace_path, s->serial,
+                       s->num_workers);
   if ((err = fpar__sched_start_workers(s)) != 0) {
     fpar__sched_free_workers(s);
     fpar__sched_unref(s);

@@ -29,6 +29,8 @@ typedef struct fpar__sched_config {
   unsigned local_rank;     /* the launcher's rank on this node */
   unsigned local_ranks;    /* ranks on this node; 0 = no launcher */
   fpar_display display;    /* resolved: never FPAR_DISPLAY_DEFAULT */
+  const char *trace_path;  /* FIBERPAR_TRACE file; NULL: no trace.  Read
+                              only at creation. */
 } fpar__sched_config;
 
 struct fpar__topo;
@@ -48,6 +50,12 @@ void fpar__sched_ref(fpar__sched *s);
 void fpar__sched_unref(fpar__sched *s);
 
 unsigned fpar__sched_num_workers(const fpar__sched *s);
+
+/* The name of worker `worker` of the serial-th scheduler the process
+ * created (from 0): "fpar-w3" for the first, "fpar2-w3" for the third
+ * (the serial modulo 100000), at most 15 characters. */
+void fpar__sched_thread_name(unsigned serial, unsigned worker, char *buf,
+                             size_t size);
 
 /* Where the workers run (see topo.h). */
 const struct fpar__topo *fpar__sched_topo(const fpar__sched *s);

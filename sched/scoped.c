@@ -239,8 +239,11 @@ int fpar_single_item_and_wait(fpar_group *g, fpar_single_fn fn, void *ctx) {
 }
 
 int fpar_group_barrier(fpar_group *g) {
-  if (fpar__check_group_op(g, "fpar_group_barrier") == NULL)
+  fpar__worker *w = fpar__check_group_op(g, "fpar_group_barrier");
+
+  if (w == NULL)
     return FPAR_ENOTKERNEL;
+  w->run.barriers++;
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   return 0;
 }

@@ -323,10 +323,9 @@ static const char *fpar__plural(int n) {
 static void fpar__topo_print_set(const struct fpar__topo *t, const char *set) {
   char host[64] = "?", rank[160] = "";
   char *from = NULL;
-  int cores = hwloc_get_nbobjs_by_type(t->topology, HWLOC_OBJ_CORE);
-  int pus = hwloc_get_nbobjs_by_type(t->topology, HWLOC_OBJ_PU);
-  int nodes = hwloc_get_nbobjs_by_type(t->topology, HWLOC_OBJ_NUMANODE);
+  int cores, pus, nodes;
 
+  fpar__topo_counts(t, &cores, &pus, &nodes);
   gethostname(host, sizeof host - 1);
   if (t->from != NULL) {
     hwloc_bitmap_list_asprintf(&from, t->from);
@@ -450,6 +449,13 @@ unsigned fpar__topo_num_workers(const struct fpar__topo *t) {
 
 unsigned fpar__topo_per_place(const struct fpar__topo *t) {
   return t->per_place;
+}
+
+void fpar__topo_counts(const struct fpar__topo *t, int *cores, int *pus,
+                       int *nodes) {
+  *cores = hwloc_get_nbobjs_by_type(t->topology, HWLOC_OBJ_CORE);
+  *pus = hwloc_get_nbobjs_by_type(t->topology, HWLOC_OBJ_PU);
+  *nodes = hwloc_get_nbobjs_by_type(t->topology, HWLOC_OBJ_NUMANODE);
 }
 
 int fpar__topo_cpus_text(const struct fpar__topo *t, int w, char *buf,

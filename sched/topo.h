@@ -51,4 +51,8 @@ int fpar__topo_numa_node(const struct fpar__topo *t, unsigned w);
 /* Workers on the busiest place (see fpar_runtime_oversubscription). */
 unsigned fpar__topo_per_place(const struct fpar__topo *t);
 
+/* Cores, hardware threads (PUs) and NUMA nodes of the set. */
+void fpar__topo_counts(const struct fpar__topo *t, int *cores, int *pus,
+                       int *nodes);
+
 #endif

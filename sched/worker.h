@@ -62,6 +62,7 @@ typedef struct fpar__group_run {
    * (the last one in a dimension the local range does not divide). */
   const fpar_nd_geometry *geo;
   fpar_nd_geometry edge;
+  unsigned barriers; /* rendezvous passed since the trace's group began */
 } fpar__group_run;
 
 /* Rendezvous value of work-items that returned from the kernel. */
@@ -118,6 +119,8 @@ typedef struct fpar__worker {
   fpar__phase_mem phase;
   fpar__subgroup_run sg; /* sub-group operations of fiber kernels */
   fpar__async_run async; /* group copies of the running group */
+  /* FIBERPAR_TRACE: the worker's recorder, NULL when tracing is off. */
+  struct fpar__trace_worker *trace;
 } fpar__worker;
 
 /* The TSan fiber of fiber f (NULL in builds without ThreadSanitizer). */

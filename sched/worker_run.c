@@ -13,6 +13,7 @@
 #include "sched/group.h"
 #include "sched/runner.h"
 #include "sched/sanitizer.h"
+#include "sched/trace.h"
 #include "sched/worker_run.h"
 
 /* Everything but the allocation of w (see fpar__worker_create()). */
@@ -25,6 +26,7 @@ static int fpar__worker_init(fpar__worker *w, const fpar__worker_setup *setup,
   w->index = i;
   w->sched = setup->sched;
   w->run.shared_fpenv = cfg->fpenv == FPAR_FPENV_SHARED;
+  w->trace = fpar__trace_worker_get(setup->trace, i);
   fpar__stack_pool_init(&w->stacks, setup->topo, i, cfg->stack_size,
                         setup->stack_limit, setup->stack_marks);
   if ((err = fpar__arena_init(&w->arena, setup->topo, i, cfg->local_mem_size)))
@@ -144,6 +146,8 @@ void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
     /* The runner and the group's fibers are abandoned where they stand;
      * their stacks go back to serving the next group. */
     fpar__worker_report_fault(w);
+    if (w->trace != NULL)
+      fpar__trace_group_end(w, 1);
     fpar__arena_release(&w->arena, w->run.arena_mark);
     w->run.fibers = FPAR__LOOP;
     w->run.parked = 0;   /* the group's fibers stopped mid-kernel */

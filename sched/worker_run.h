@@ -17,6 +17,7 @@ typedef struct fpar__worker_setup {
   struct fpar__topo *topo;
   size_t stack_limit; /* fiber stacks it may hold (stack.h) */
   int stack_marks;    /* guards are page-table marks (guard.h) */
+  struct fpar__trace *trace; /* FIBERPAR_TRACE, or NULL */
 } fpar__worker_setup;
 
 /* Make worker `index` on the calling thread.  Returns 0, FPAR_ENOMEM or

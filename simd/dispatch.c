@@ -44,6 +44,10 @@ const char *fpar_math_isa(void) {
   return fpar__vm_table_get()->isa;
 }
 
+unsigned fpar_math_lanes(void) {
+  return fpar__vm_table_get()->lanes;
+}
+
 /* Whole calls of `lanes` elements, then the tail through a padded buffer
  * (padding 1 keeps every function away from exceptional inputs). */
 #define FPAR__MATH_ARRAY(T, field)                                             \

@@ -441,6 +441,11 @@ FPAR_EXTERN int fpar_math_f64(fpar_math_op op, double *out, const double *x,
 /** \brief The instruction set fpar_math_f32() uses on this CPU.
  *  \return "avx512f", "avx2", "sse2" or "scalar". */
 FPAR_EXTERN const char *fpar_math_isa(void);
+/** \brief The lanes (elements per vector call) of the instruction set
+ *         fpar_math_isa() names, as FPAR_SIMD_WIDTH is for code built with
+ *         it.
+ *  \return 16 (avx512f), 8 (avx2), 4 (sse2) or 1 (scalar). */
+FPAR_EXTERN unsigned fpar_math_lanes(void);
 
 /**
  * The width-specific entry points behind the lane math below, part of the
