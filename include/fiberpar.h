@@ -885,5 +885,7 @@ FPAR_EXTERN int fpar_parallel_for(fpar_queue *q, fpar_range global,
 
 #include <fiberpar/phase.h>
 #include <fiberpar/scoped.h>
+/* Work-group collectives (broadcast, reduce, scan, any, all). */
+#include <fiberpar/group.h>
 
 #endif /* FIBERPAR_H */

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/collective.h"
 #include "sched/group.h"
 #include "sched/phase.h"
 
@@ -137,9 +138,12 @@ void fpar__phase_run_group(fpar__worker *w, size_t linear) {
   if (l->spec.local_size != 0)
     local =
         fpar_group_local_memory(&it, l->spec.local_size, l->spec.local_align);
-  do
+  /* A phase that ends at a collective (FPAR_PHASE_GROUP) leaves its
+   * values to combine before the next phase reads the results. */
+  do {
     stop = fpar__phase_step(w, &it, local, m, stop & 0xffu);
-  while (stop != 0);
+    fpar__collective_combine(w, &it);
+  } while (stop != 0);
   fpar__group_end(w);
 }
 

@@ -71,6 +71,18 @@ typedef struct fpar__phase_mem {
   size_t num_stops;
 } fpar__phase_mem;
 
+/* The work-group collective of the running group's current rendezvous
+ * (sched/collective.c): each arrival deposits its values in slots (one
+ * per work-item, in local linear id order), the last one combines them.
+ * The slots are the worker's, grown on demand, reused by every group. */
+typedef struct fpar__collective {
+  unsigned op;     /* FPAR_GROUP_OP of the pending collective; 0: none */
+  size_t src;      /* its broadcast source */
+  uint64_t result; /* a broadcast's, reduction's, any's or all's value */
+  unsigned char *slots;
+  size_t slot_bytes;
+} fpar__collective;
+
 /* A fault that ends the running group. */
 typedef struct fpar__fault {
   int code;         /* 0 when there is none */
@@ -109,6 +121,7 @@ typedef struct fpar__worker {
   const fpar_group *innermost;
   const char *inside;
   fpar__phase_mem phase;
+  fpar__collective coll;
 } fpar__worker;
 
 /* The TSan fiber of fiber f (NULL in builds without ThreadSanitizer). */

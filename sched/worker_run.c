@@ -56,6 +56,7 @@ void fpar__worker_destroy(fpar__worker *w) {
   fpar__copystack_destroy(&w->copy);
   free(w->phase.states);
   free(w->phase.stops);
+  free(w->coll.slots);
   fpar__stack_pool_destroy(&w->stacks);
   fpar__arena_destroy(&w->arena);
   free(w);
