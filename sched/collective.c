@@ -204,104 +204,151 @@ void fpar__collective_run(fpar__worker *w, const fpar_item *it) {
 
 /* ---- Arriving and reading ----------------------------------------------- */
 
-/* The running worker for a collective called as `op`, which must be valid,
- * in an nd_range or phase kernel; NULL (with FPAR_ENOTKERNEL recorded) on
- * a thread that runs no kernel.  Misuse inside a kernel ends the group. */
-static fpar__worker *fpar__collective_enter(fpar_item *it, unsigned op) {
-  fpar__worker *w = fpar__self;
-  unsigned kind = fpar__kind(op), type = fpar__type(op);
+static __attribute__((noinline, cold)) int fpar__collective_outside(void) {
+  return fpar__set_error(FPAR_ENOTKERNEL,
+                         "a work-group collective was called on a thread "
+                         "that runs no kernel");
+}
 
-  if (w == NULL) {
-    fpar__set_error(FPAR_ENOTKERNEL,
-                    "a work-group collective was called on a thread that "
-                    "runs no kernel");
-    return NULL;
-  }
+/* Whether the running work-item is the rendezvous' first arrival: in a
+ * group that still runs as a loop (or as phase loops), the first to
+ * deposit; on fibers, fiber 0. */
+static inline int fpar__collective_first(const fpar__worker *w) {
+  return w->run.fibers == FPAR__LOOP ? w->coll.op == 0 : w->run.cur == 0;
+}
+
+/* Copy the values of a call: one (constant sizes become moves) or the
+ * lanes of a lane kernel's call. */
+static inline void fpar__copy_values(void *to, const void *from, size_t size,
+                                     unsigned lanes) {
+  if (lanes == 1 && size == 4)
+    memcpy(to, from, 4);
+  else if (lanes == 1)
+    memcpy(to, from, 8);
+  else
+    memcpy(to, from, lanes * size);
+}
+
+/* Everything but a later arrival's deposit of the same collective: the
+ * first arrival (which checks the call and records the operation),
+ * another collective (which deposits nothing: the rendezvous reports it)
+ * and another broadcast source.  phase: called by FPAR_PHASE_GROUP. */
+static __attribute__((noinline, cold)) void
+fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
+                             const void *in, size_t src, int phase) {
+  fpar__collective *c = &w->coll;
+  unsigned kind = fpar__kind(op), type = fpar__type(op);
+  size_t lid, n;
+
   if (w->launch == NULL || w->launch->spec.model == FPAR__SCOPED ||
       w->launch->spec.model == FPAR__HIERARCHICAL)
     fpar__group_abort(w, FPAR_ENOTKERNEL,
                       "a work-group collective was called in a scoped or "
                       "hierarchical group function, which has none (combine "
                       "the items' values with a loop)");
+  lid = fpar_local_linear_id(it);
+  n = fpar__group_items(it);
   if ((op & ~(FPAR_GROUP_LANE_FORM | 0xffu)) != 0 ||
       kind < FPAR_GROUP_BROADCAST || kind > FPAR_GROUP_ALL ||
       type >= FPAR__TYPES || (kind >= FPAR_GROUP_ANY && type != FPAR_GROUP_I32))
     fpar__group_abort(w, FPAR_EINVAL,
                       "work-item %zu called a work-group collective with op "
                       "%#x, which is not an FPAR_GROUP_OP(kind, type)",
-                      fpar_local_linear_id(it), op);
-  return w;
-}
-
-/* Deposit the caller's values; first: whether it is the rendezvous' first
- * arrival. */
-static void fpar__collective_deposit(fpar__worker *w, fpar_item *it,
-                                     unsigned op, const void *in, size_t src,
-                                     int first) {
-  fpar__collective *c = &w->coll;
-  size_t size = fpar__type_size[fpar__type(op)], lid = fpar_local_linear_id(it);
-  int broadcast = fpar__kind(op) == FPAR_GROUP_BROADCAST;
-
-  if (first) {
-    size_t n = fpar__group_items(it);
-    if (broadcast && src >= n)
-      fpar__group_abort(w, FPAR_EINVAL,
-                        "work-item %zu broadcasts from local id %zu, beyond "
-                        "its group of %zu work-items (%s)",
-                        lid, src, n, fpar__name(op));
-    if (c->slot_bytes < n * 8) {
-      free(c->slots);
-      c->slot_bytes = 0;
-      if ((c->slots = aligned_alloc(64, (n * 8 + 63) / 64 * 64)) == NULL)
-        fpar__group_abort(w, FPAR_ENOMEM,
-                          "no memory for the collective slots of %zu "
-                          "work-items",
-                          n);
-      c->slot_bytes = n * 8;
-    }
-    c->op = op;
-    c->src = src;
-  } else if (c->op != op) {
-    return; /* the rendezvous reports the mismatch */
-  } else if (broadcast && src != c->src) {
+                      lid, op);
+  if (!phase && w->launch->spec.model == FPAR__PHASE)
+    fpar__group_abort(w, FPAR_EINVAL,
+                      "work-item %zu called %s() in a phase kernel that runs "
+                      "as loops; there a collective is a phase boundary: "
+                      "FPAR_PHASE_GROUP(dst, it, %s, ...)",
+                      lid, fpar__name(op),
+                      fpar__name(op) + strlen("fpar_group_"));
+  if (!fpar__collective_first(w)) {
+    if (c->op != op)
+      return; /* the rendezvous reports the mismatch */
     fpar__group_abort(w, FPAR_EINVAL,
                       "work-item %zu broadcasts from local id %zu while the "
                       "work-items before it broadcast from local id %zu (%s)",
                       lid, src, c->src, fpar__name(op));
   }
-  memcpy(c->slots + lid * size, in, it->lanes * size);
+  if (kind == FPAR_GROUP_BROADCAST && src >= n)
+    fpar__group_abort(w, FPAR_EINVAL,
+                      "work-item %zu broadcasts from local id %zu, beyond its "
+                      "group of %zu work-items (%s)",
+                      lid, src, n, fpar__name(op));
+  if (c->slot_bytes < n * 8) {
+    free(c->slots);
+    c->slot_bytes = 0;
+    if ((c->slots = aligned_alloc(64, (n * 8 + 63) / 64 * 64)) == NULL)
+      fpar__group_abort(w, FPAR_ENOMEM,
+                        "no memory for the collective slots of %zu work-items",
+                        n);
+    c->slot_bytes = n * 8;
+  }
+  c->op = op;
+  c->src = kind == FPAR_GROUP_BROADCAST ? src : 0;
+  fpar__copy_values(c->slots + lid * fpar__type_size[type], in,
+                    fpar__type_size[type], it->lanes);
+}
+
+/* Deposit the caller's values.  The steady state (a later arrival of the
+ * collective the first one recorded, which the first arrival checked) is
+ * a comparison and a store. */
+static inline void fpar__collective_arrive(fpar__worker *w, fpar_item *it,
+                                           unsigned op, const void *in,
+                                           size_t src, int phase) {
+  fpar__collective *c = &w->coll;
+  size_t size;
+
+  if (__builtin_expect(
+          fpar__collective_first(w) || op != c->op ||
+              (src != c->src && fpar__kind(op) == FPAR_GROUP_BROADCAST),
+          0)) {
+    fpar__collective_arrive_slow(w, it, op, in, src, phase);
+    return;
+  }
+  size = fpar__type_size[fpar__type(op)];
+  fpar__copy_values(c->slots + fpar_local_linear_id(it) * size, in, size,
+                    it->lanes);
+}
+
+static __attribute__((noinline, cold)) void
+fpar__collective_bad_result(fpar__worker *w, const fpar_item *it, unsigned op) {
+  fpar__group_abort(w, FPAR_EINVAL,
+                    "work-item %zu asked for the result of a work-group "
+                    "collective (op %#x) it did not take part in",
+                    fpar_local_linear_id(it), op);
 }
 
 /* Read the caller's result of the collective `op` just combined. */
-static void fpar__collective_read(const fpar__worker *w, const fpar_item *it,
-                                  unsigned op, void *out) {
+static inline void fpar__collective_read(fpar__worker *w, const fpar_item *it,
+                                         unsigned op, void *out) {
   const fpar__collective *c = &w->coll;
-  size_t size = fpar__type_size[fpar__type(op)];
+  unsigned type = fpar__type(op);
+  size_t size, at;
 
-  if (fpar__is_scan(fpar__kind(op)))
-    memcpy(out, c->slots + fpar_local_linear_id(it) * size, it->lanes * size);
-  else
-    memcpy(out, &c->result, size);
+  if (__builtin_expect(type >= FPAR__TYPES, 0))
+    fpar__collective_bad_result(w, it, op);
+  size = fpar__type_size[type];
+  if (!fpar__is_scan(fpar__kind(op))) {
+    if (size == 4)
+      memcpy(out, &c->result, 4);
+    else
+      memcpy(out, &c->result, 8);
+    return;
+  }
+  at = fpar_local_linear_id(it) * size;
+  if (__builtin_expect(at + it->lanes * size > c->slot_bytes, 0))
+    fpar__collective_bad_result(w, it, op);
+  fpar__copy_values(out, c->slots + at, size, it->lanes);
 }
 
 int fpar_group_collective(fpar_item *it, unsigned op, const void *in, void *out,
                           size_t src) {
-  fpar__worker *w = fpar__collective_enter(it, op);
-  fpar__group_run *g;
+  fpar__worker *w = fpar__self;
 
-  if (w == NULL)
-    return FPAR_ENOTKERNEL;
-  g = &w->run;
-  if (w->launch->spec.model == FPAR__PHASE)
-    fpar__group_abort(w, FPAR_EINVAL,
-                      "work-item %zu called %s() in a phase kernel that runs "
-                      "as loops; there a collective is a phase boundary: "
-                      "FPAR_PHASE_GROUP(dst, it, %s, ...)",
-                      fpar_local_linear_id(it), fpar__name(op),
-                      fpar__name(op) + strlen("fpar_group_"));
-  fpar__collective_deposit(w, it, op, in, src,
-                           g->fibers == FPAR__LOOP ? w->coll.op == 0
-                                                   : g->cur == 0);
+  if (__builtin_expect(w == NULL, 0))
+    return fpar__collective_outside();
+  fpar__collective_arrive(w, it, op, in, src, 0);
   fpar__rendezvous(w, it, fpar__name(op));
   fpar__collective_read(w, it, op, out);
   return 0;
@@ -309,23 +356,19 @@ int fpar_group_collective(fpar_item *it, unsigned op, const void *in, void *out,
 
 int fpar_group_phase_arrive(fpar_item *it, unsigned op, const void *in,
                             size_t src) {
-  fpar__worker *w = fpar__collective_enter(it, op);
-  const fpar__group_run *g;
+  fpar__worker *w = fpar__self;
 
-  if (w == NULL)
-    return FPAR_ENOTKERNEL;
-  g = &w->run;
-  fpar__collective_deposit(w, it, op, in, src,
-                           g->fibers == FPAR__LOOP ? w->coll.op == 0
-                                                   : g->cur == 0);
+  if (__builtin_expect(w == NULL, 0))
+    return fpar__collective_outside();
+  fpar__collective_arrive(w, it, op, in, src, 1);
   return 0;
 }
 
 int fpar_group_phase_result(fpar_item *it, unsigned op, void *out) {
-  fpar__worker *w = fpar__collective_enter(it, op);
+  fpar__worker *w = fpar__self;
 
-  if (w == NULL)
-    return FPAR_ENOTKERNEL;
+  if (__builtin_expect(w == NULL, 0))
+    return fpar__collective_outside();
   fpar__collective_read(w, it, op, out);
   return 0;
 }
