@@ -167,6 +167,10 @@ FPAR_EXTERN int fpar_group_phase_result(fpar_item *it, unsigned op, void *out);
  * FPAR_PHASE_GROUP uses (fpar__group_arrive_NAME, fpar__group_result_NAME).
  * ARGS are the extra parameters, PASS the source id they give. */
 #define FPAR__GROUP_SCALAR_OP(T, NAME, KIND, TYPE, ARGS, PASS)                 \
+  /** \brief The work-group collective NAME (see the top of                    \
+   *  <fiberpar/group.h>). \param it the calling work-item. \param x its       \
+   *  value (broadcast: then src, the source's local linear id).               \
+   *  \return the group's result for the caller; 0 outside a kernel. */        \
   FPAR__GROUP_FN T fpar_group_##NAME(fpar_item *it, T x ARGS) {                \
     T r = 0;                                                                   \
     fpar_group_collective(it, FPAR_GROUP_OP(KIND, TYPE), &x, &r, PASS);        \

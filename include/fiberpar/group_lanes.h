@@ -37,6 +37,10 @@ extern "C" {
 /* One lane operation returning R from vector V; the phase halves as in
  * <fiberpar/group.h>. */
 #define FPAR__GROUP_LANES_OP(V, R, NAME, KIND, TYPE, ARGS, PASS)               \
+  /** \brief The work-group collective NAME of a lane kernel (see the top      \
+   *  of <fiberpar/group_lanes.h>). \param lk the calling sub-group.           \
+   *  \param v its work-items' values (broadcast: then src, the source's       \
+   *  local linear id). \return the group's result for the sub-group. */       \
   FPAR__GROUP_FN R fpar_group_##NAME(const fpar_lanes *lk, V v ARGS) {         \
     R r = (R){0};                                                              \
     fpar_group_collective(lk->it, FPAR__GROUP_LANE_OP(KIND, TYPE), &v, &r,     \
