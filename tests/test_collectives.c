@@ -114,6 +114,48 @@ COLL_TEST(uint64_t, u64)
 COLL_TEST(float, f32)
 COLL_TEST(double, f64)
 
+/* ---- Other fiber modes --------------------------------------------------- */
+
+/* Fibers that share one copied stack (room for 3 stacks per worker), and
+ * fibers that keep their own floating-point state: the same results. */
+START_TEST(test_fiber_modes) {
+  const coll_shape *s = &coll_shapes[_i];
+  size_t n = coll_items(s);
+  float *in = malloc(n * sizeof *in);
+  float *out = malloc(COLL_KINDS * n * sizeof *out);
+  float *want = malloc(COLL_KINDS * n * sizeof *want);
+  coll_args a = {in, out, n, coll_src(s)};
+
+  coll_fill_f32(in, n);
+  coll_ref_f32(s, in, want);
+  for (int mode = 0; mode < 2; mode++) {
+    fpar_runtime_opts o;
+    fpar_runtime *rt;
+    fpar_queue *q;
+    fpar_event *ev;
+
+    fpar_runtime_opts_init(&o);
+    o.num_threads = 2;
+    if (mode == 0)
+      o.max_stacks = 3;
+    else
+      o.fpenv = FPAR_FPENV_ITEM;
+    ck_assert_fpar_ok(fpar_runtime_create(&rt, &o));
+    ck_assert_fpar_ok(fpar_queue_create(rt, 0, &q));
+    memset(out, 0xa5, COLL_KINDS * n * sizeof *out);
+    ck_assert_fpar_ok(fpar_parallel_for(q, coll_range(s->dims, s->g),
+                                        coll_range(s->dims, s->l), all_f32, &a,
+                                        &ev));
+    fpar_test_wait_ok(ev);
+    coll_compare(out, want, sizeof *out, n,
+                 mode == 0 ? "f32, copied stacks" : "f32, own fpenv");
+    fpar_queue_destroy(q);
+    ck_assert_fpar_ok(fpar_runtime_destroy(rt));
+  }
+  free(in), free(out), free(want);
+}
+END_TEST
+
 /* ---- any and all --------------------------------------------------------- */
 
 typedef struct pred_args {
@@ -589,6 +631,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_all_u64, 0, COLL_NSHAPES);
   tcase_add_loop_test(tc, test_all_f32, 0, COLL_NSHAPES);
   tcase_add_loop_test(tc, test_all_f64, 0, COLL_NSHAPES);
+  tcase_add_loop_test(tc, test_fiber_modes, 0, COLL_NSHAPES);
   tcase_add_loop_test(tc, test_any_all, 0, COLL_NSHAPES);
   tcase_add_test(tc, test_mixed_with_barriers);
   tcase_add_test(tc, test_float_determinism);
