@@ -3,7 +3,8 @@
  * side in one run.  Every figure is repeated; min and median are printed.
  *
  *   ./examples/bench [section...]   sections: barrier free launch memory
- *                                   scoped lanes phase (default: all)
+ *                                   scoped lanes phase collectives
+ *                                   (default: all)
  *
  * barrier  ns per work-item per barrier at L = 64, 256, 1024 on one worker,
  *          beside the same work as plain loops split at the barriers (what

@@ -70,7 +70,11 @@
  * across the boundary).  Lane phase kernels write the lane forms, e.g.
  * FPAR_PHASE_GROUP(st->s, lk, scan_exclusive_add_vi32, v).  Calling the
  * collectives of this header directly in a phase kernel that runs as
- * loops fails the launch with FPAR_EINVAL.
+ * loops fails the launch with FPAR_EINVAL.  There a collective costs two
+ * library calls per work-item (deposit and result), where phases of
+ * hand-written code are inlined loops: a two-barrier loop over local
+ * memory can be the faster choice in a hot phase kernel (make bench
+ * collectives measures both).
  *
  * Scoped and hierarchical group functions have no collectives here (their
  * items are loops: reduce with a loop); called there the collectives fail
