@@ -248,6 +248,12 @@ fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
                       "the items' values with a loop)");
   lid = fpar_local_linear_id(it);
   n = fpar__group_items(it);
+  if (it->lanes != 1 && !(op & FPAR_GROUP_LANE_FORM))
+    fpar__group_abort(w, FPAR_EINVAL,
+                      "work-items %zu-%zu, a call of a lane kernel, called "
+                      "%s(), which takes one work-item's value; lane kernels "
+                      "call the lane forms (fpar_group_..._vf32 and so on)",
+                      lid, lid + it->lanes - 1, fpar__name(op));
   if ((op & ~(FPAR_GROUP_LANE_FORM | 0xffu)) != 0 ||
       kind < FPAR_GROUP_BROADCAST || kind > FPAR_GROUP_ALL ||
       type >= FPAR__TYPES || (kind >= FPAR_GROUP_ANY && type != FPAR_GROUP_I32))
@@ -301,7 +307,8 @@ static inline void fpar__collective_arrive(fpar__worker *w, fpar_item *it,
 
   if (__builtin_expect(
           fpar__collective_first(w) || op != c->op ||
-              (src != c->src && fpar__kind(op) == FPAR_GROUP_BROADCAST),
+              (src != c->src && fpar__kind(op) == FPAR_GROUP_BROADCAST) ||
+              (it->lanes != 1 && !(op & FPAR_GROUP_LANE_FORM)),
           0)) {
     fpar__collective_arrive_slow(w, it, op, in, src, phase);
     return;
@@ -323,7 +330,7 @@ fpar__collective_bad_result(fpar__worker *w, const fpar_item *it, unsigned op) {
 static inline void fpar__collective_read(fpar__worker *w, const fpar_item *it,
                                          unsigned op, void *out) {
   const fpar__collective *c = &w->coll;
-  unsigned type = fpar__type(op);
+  unsigned type = fpar__type(op), lanes;
   size_t size, at;
 
   if (__builtin_expect(type >= FPAR__TYPES, 0))
@@ -336,10 +343,12 @@ static inline void fpar__collective_read(fpar__worker *w, const fpar_item *it,
       memcpy(out, &c->result, 8);
     return;
   }
+  /* A scalar form reads one value, whatever the call covers. */
+  lanes = op & FPAR_GROUP_LANE_FORM ? it->lanes : 1;
   at = fpar_local_linear_id(it) * size;
-  if (__builtin_expect(at + it->lanes * size > c->slot_bytes, 0))
+  if (__builtin_expect(at + lanes * size > c->slot_bytes, 0))
     fpar__collective_bad_result(w, it, op);
-  fpar__copy_values(out, c->slots + at, size, it->lanes);
+  fpar__copy_values(out, c->slots + at, size, lanes);
 }
 
 int fpar_group_collective(fpar_item *it, unsigned op, const void *in, void *out,

@@ -222,6 +222,31 @@ START_TEST(test_divergence) {
 }
 END_TEST
 
+/* A lane kernel's call covers W work-items: the scalar form, which takes
+ * one value, fails the launch instead of reading W. */
+FPAR_LANE_KERNEL(lanes_scalar_form, lk, p) {
+  (void)p;
+  fpar_group_reduce_add_f32(lk->it, 1.0f);
+}
+
+START_TEST(test_scalar_form_in_lanes) {
+  fpar_test_env e;
+  fpar_event *ev;
+
+  if (W == 1)
+    return; /* every call is one work-item */
+  fpar_test_env_init(&e, 1);
+  ck_assert_fpar_ok(fpar_parallel_for_kernel(e.q, fpar_range1(4 * W),
+                                             fpar_range1(2 * W),
+                                             &lanes_scalar_form, NULL, &ev));
+  fpar_test_wait_fault(ev, FPAR_EINVAL,
+                       "a call of a lane kernel, called "
+                       "fpar_group_reduce_add_f32()",
+                       NULL);
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("collectives_lanes");
   TCase *tc = fpar_test_case("lanes");
@@ -232,6 +257,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_lanes_u32, 0, COLL_NSHAPES);
   tcase_add_loop_test(tc, test_any_all, 0, COLL_NSHAPES);
   tcase_add_test(tc, test_divergence);
+  tcase_add_test(tc, test_scalar_form_in_lanes);
   suite_add_tcase(s, tc);
   return fpar_test_run(s);
 }
