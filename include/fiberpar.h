@@ -1070,6 +1070,8 @@ FPAR_EXTERN int fpar_parallel_for(fpar_queue *q, fpar_range global,
 
 #include <fiberpar/phase.h>
 #include <fiberpar/scoped.h>
+/* Work-group collectives (broadcast, reduce, scan, any, all). */
+#include <fiberpar/group.h>
 
 /* Sub-groups and group copies. */
 #include <fiberpar/async_copy.h>

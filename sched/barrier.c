@@ -15,8 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sched/barrier.h"
+#include "sched/collective.h"
 #include "sched/error.h"
-#include "sched/group.h"
 #include "sched/phase.h"
 #include "sched/subgroup.h"
 
@@ -24,13 +25,14 @@
 
 /* Whether two arrivals are at the same barrier.  Site strings of one
  * barrier are usually one pointer; an unnamed site (NULL) matches any
- * barrier but never a return from the kernel or a pending sub-group
- * operation. */
+ * barrier but never a return from the kernel, a collective or a pending
+ * sub-group operation. */
 static int fpar__same_site(const char *a, const char *b) {
   if (a == b)
     return 1;
   if (a == FPAR__SITE_EXIT || b == FPAR__SITE_EXIT ||
-      a == FPAR__SITE_SUBGROUP || b == FPAR__SITE_SUBGROUP)
+      a == FPAR__SITE_SUBGROUP || b == FPAR__SITE_SUBGROUP ||
+      fpar__site_is_collective(a) || fpar__site_is_collective(b))
     return 0;
   return a == NULL || b == NULL || strcmp(a, b) == 0;
 }
@@ -39,7 +41,7 @@ static int fpar__same_site(const char *a, const char *b) {
  * promote the group, unless the work-item is alone or others already
  * returned without reaching the barrier. */
 static void fpar__barrier_in_loop(fpar__worker *w, size_t i, const char *site) {
-  char items[64];
+  char items[64], what[128];
 
   if (w->launch->spec.model == FPAR__PHASE)
     fpar__phase_barrier_misuse(w, i, site);
@@ -48,43 +50,37 @@ static void fpar__barrier_in_loop(fpar__worker *w, size_t i, const char *site) {
   if (i != 0) {
     fpar__describe_items(items, sizeof items, 0, i - 1, "returned", "returned");
     fpar__group_abort(w, FPAR_EDIVERGENCE,
-                      "work-item %zu reached the barrier at %s after %s "
-                      "from the kernel without reaching it",
-                      i, fpar__site_name(site), items);
+                      "work-item %zu reached %s after %s from the kernel "
+                      "without reaching it",
+                      i, fpar__site_what(what, sizeof what, site), items);
   }
   fpar__group_promote(w);
 }
 
-static _Noreturn void fpar__barrier_mismatch(fpar__worker *w, size_t i,
-                                             const char *site) {
+void fpar__barrier_mismatch(fpar__worker *w, size_t i, const char *site) {
   const fpar__group_run *g = &w->run;
-  char items[64];
+  char items[64], what[128], first[128];
 
+  fpar__site_what(what, sizeof what, site);
   if (g->site == FPAR__SITE_SUBGROUP) {
-    char what[320];
-    snprintf(what, sizeof what, "waits at the barrier at %s",
-             fpar__site_name(site));
-    fpar__subgroup_diverged(w, i, what);
+    char waits[160];
+    snprintf(waits, sizeof waits, "waits at %s", what);
+    fpar__subgroup_diverged(w, i, waits);
   }
   if (g->site == FPAR__SITE_EXIT) {
     fpar__describe_items(items, sizeof items, 0, i - 1, "returned", "returned");
     fpar__group_abort(w, FPAR_EDIVERGENCE,
-                      "work-item %zu waits at the barrier at %s but %s from "
-                      "the kernel without reaching it",
-                      i, fpar__site_name(site), items);
+                      "work-item %zu waits at %s but %s from the kernel "
+                      "without reaching it",
+                      i, what, items);
   }
   fpar__describe_items(items, sizeof items, 0, i - 1, "waits", "wait");
   fpar__group_abort(w, FPAR_EBARRIER,
-                    "work-item %zu waits at the barrier at %s while %s at "
-                    "the barrier at %s",
-                    i, fpar__site_name(site), items, fpar__site_name(g->site));
+                    "work-item %zu waits at %s while %s at %s", i, what, items,
+                    fpar__site_what(first, sizeof first, g->site));
 }
 
-/* Everything but the steady state: promotion, groups of one, another
- * pointer for the same site, the last arrival, copied fibers, faults and
- * misuse. */
-static __attribute__((noinline, cold)) int
-fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
+int fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
   fpar__group_run *g = &w->run;
 
   if (w->launch == NULL || w->launch->spec.model == FPAR__SCOPED ||
@@ -97,6 +93,7 @@ fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
     fpar__barrier_in_loop(w, fpar_local_linear_id(it), site);
     if (g->fibers == FPAR__LOOP) {
       g->barriers++; /* a group of one */
+      fpar__collective_combine(w, it);
       return 0;
     }
   }
@@ -104,10 +101,12 @@ fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
     fpar__barrier_mismatch(w, fpar__fiber_first_item(w, g->cur), site);
   g->site = site;
   /* The last arrival checks the state the group's fibers share (the end
-   * of the group is checked by the runner). */
+   * of the group is checked by the runner), then combines the values of
+   * a collective. */
   if (g->cur + 1 == g->size) {
     g->barriers++;
     fpar__fpenv_check(w, site);
+    fpar__collective_combine(w, it);
   }
   fpar__group_pass_on(w, &g->ctx[g->cur]);
   return 0;
@@ -121,13 +120,8 @@ fpar__barrier_outside(const char *site) {
                          fpar__site_name(site));
 }
 
-/* The steady state is kept free of calls other than the final switch, so
- * that it saves no registers of its own; the last arrival of a rendezvous
- * (one in a group) and fibers that share a stack take the slow path. */
 int fpar_barrier_at(fpar_item *it, const char *site) {
   fpar__worker *w;
-  fpar__group_run *g;
-  size_t cur;
 
   /* The frame pointer is set before the first load (the thread-local one
    * is slow, and samples gather after it): perf's frame-pointer unwinding
@@ -136,16 +130,7 @@ int fpar_barrier_at(fpar_item *it, const char *site) {
   w = fpar__self;
   if (__builtin_expect(w == NULL, 0))
     return fpar__barrier_outside(site);
-  g = &w->run;
-  cur = g->cur;
-  if (__builtin_expect(g->fibers != FPAR__FIBERS_OWN ||
-                           (cur != 0 && g->site != site) || cur + 1 == g->size,
-                       0))
-    return fpar__barrier_slow(w, it, site);
-  if (cur == 0)
-    g->site = site;
-  fpar__group_pass_on_own(w, &g->ctx[cur]);
-  return 0;
+  return fpar__rendezvous(w, it, site);
 }
 
 int fpar_barrier(fpar_item *it) {

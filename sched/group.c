@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "sched/abort.h"
+#include "sched/collective.h"
 #include "sched/copystack.h"
 #include "sched/group.h"
 
@@ -80,15 +81,14 @@ static void fpar__item_set_local(fpar_item *it, const size_t local[3],
 
 static _Noreturn __attribute__((noinline, cold)) void
 fpar__exit_mismatch(fpar__worker *w, size_t i) {
-  char items[64];
+  char items[64], what[128];
 
   if (w->run.site == FPAR__SITE_SUBGROUP)
     fpar__subgroup_diverged(w, i, "returned from the kernel");
   fpar__describe_items(items, sizeof items, 0, i - 1, "waits", "wait");
   fpar__group_abort(w, FPAR_EDIVERGENCE,
-                    "work-item %zu returned from the kernel while %s at the "
-                    "barrier at %s",
-                    i, items, fpar__site_name(w->run.site));
+                    "work-item %zu returned from the kernel while %s at %s", i,
+                    items, fpar__site_what(what, sizeof what, w->run.site));
 }
 
 /* Whether the group's fibers park when their work-item returns, to run a
@@ -279,6 +279,7 @@ void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
   g->fibers = FPAR__LOOP;
   g->num_objects = 0;
   fpar__async_group_begin(&w->async);
+  w->coll.op = 0;
   fpar__item_begin(it, w);
   g->loop_item = it;
 }

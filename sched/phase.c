@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/collective.h"
 #include "sched/group.h"
 #include "sched/phase.h"
 
@@ -137,8 +138,11 @@ void fpar__phase_run_group(fpar__worker *w, size_t linear) {
   if (l->spec.local_size != 0)
     local =
         fpar_group_local_memory(&it, l->spec.local_size, l->spec.local_align);
+  /* A phase that ends at a collective (FPAR_PHASE_GROUP) leaves its
+   * values to combine before the next phase reads the results. */
   for (;;) {
     stop = fpar__phase_step(w, &it, local, m, stop & 0xffu);
+    fpar__collective_combine(w, &it);
     if (stop == 0)
       break;
     w->run.barriers++;

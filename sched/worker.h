@@ -79,6 +79,18 @@ typedef struct fpar__phase_mem {
   size_t num_stops;
 } fpar__phase_mem;
 
+/* The work-group collective of the running group's current rendezvous
+ * (sched/collective.c): each arrival deposits its values in slots (one
+ * per work-item, in local linear id order), the last one combines them.
+ * The slots are the worker's, grown on demand, reused by every group. */
+typedef struct fpar__collective {
+  unsigned op;     /* FPAR_GROUP_OP of the pending collective; 0: none */
+  size_t src;      /* its broadcast source */
+  uint64_t result; /* a broadcast's, reduction's, any's or all's value */
+  unsigned char *slots;
+  size_t slot_bytes;
+} fpar__collective;
+
 /* A fault that ends the running group. */
 typedef struct fpar__fault {
   int code;         /* 0 when there is none */
@@ -121,6 +133,7 @@ typedef struct fpar__worker {
   fpar__async_run async; /* group copies of the running group */
   /* FIBERPAR_TRACE: the worker's recorder, NULL when tracing is off. */
   struct fpar__trace_worker *trace;
+  fpar__collective coll;
 } fpar__worker;
 
 /* The TSan fiber of fiber f (NULL in builds without ThreadSanitizer). */

@@ -60,6 +60,7 @@ void fpar__worker_destroy(fpar__worker *w) {
   free(w->phase.stops);
   fpar__async_destroy(&w->async);
   fpar__subgroup_destroy(&w->sg);
+  free(w->coll.slots);
   fpar__stack_pool_destroy(&w->stacks);
   fpar__arena_destroy(&w->arena);
   free(w);

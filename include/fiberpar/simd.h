@@ -930,4 +930,8 @@ fpar_parallel_for_work_item_lanes(fpar_group *g, fpar_lane_fn fn, void *ctx) {
 #ifdef __cplusplus
 }
 #endif
+
+/* Work-group collectives of lane kernels. */
+#include <fiberpar/group_lanes.h>
+
 #endif /* FIBERPAR_SIMD_H */
