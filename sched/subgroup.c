@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/collective.h"
 #include "sched/error.h"
 #include "sched/group.h"
 
@@ -278,7 +279,7 @@ fpar__sg_check_member(fpar__worker *w, size_t i, size_t j, unsigned kind,
   const fpar__group_run *g = &w->run;
   const fpar__subgroup_run *sg = &w->sg;
   const char *arg = fpar__sg_uniform_name(kind);
-  char items[64], other[80];
+  char items[64], other[128];
 
   if (g->site != FPAR__SITE_SUBGROUP) {
     /* They arrived at the group's rendezvous instead. */
@@ -294,8 +295,8 @@ fpar__sg_check_member(fpar__worker *w, size_t i, size_t j, unsigned kind,
     fpar__describe_items(items, sizeof items, i - j, i - 1,
                          "of its sub-group waits", "of its sub-group wait");
     fpar__group_abort(w, FPAR_EDIVERGENCE,
-                      "work-item %zu waits at %s while %s at the barrier at %s",
-                      i, name, items, fpar__site_name(g->site));
+                      "work-item %zu waits at %s while %s at %s", i, name,
+                      items, fpar__site_what(other, sizeof other, g->site));
   }
   if (sg->kind != kind || sg->type != type) {
     snprintf(other, sizeof other, "waits at %s", name);

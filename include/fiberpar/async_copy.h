@@ -3,7 +3,7 @@
  * async_work_group_copy, async_work_group_strided_copy and
  * wait_group_events).
  *
- * Included by <fiberpar.h>; do not include it on its own.
+ * Included by <fiberpar.h> (and including it alone includes that).
  *
  * Every work-item of the group makes the same calls in the same order with
  * the same arguments, as in OpenCL: the k-th copy call of each work-item

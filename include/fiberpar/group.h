@@ -3,8 +3,8 @@
  * and all over the work-items of a group (OpenCL 2.0 work_group_*, SYCL
  * 2020 group algorithms).
  *
- * Included by <fiberpar.h>; do not include it on its own.  The lane forms
- * are in <fiberpar/group_lanes.h>, which <fiberpar/simd.h> includes.
+ * Included by <fiberpar.h> (and including it alone includes that).  The lane
+ * forms are in <fiberpar/group_lanes.h>, which <fiberpar/simd.h> includes.
  *
  * Naming: fpar_group_<operation>_<type>(it, x), where
  *
@@ -84,9 +84,7 @@
 #ifndef FIBERPAR_GROUP_H
 #define FIBERPAR_GROUP_H
 
-#ifndef FIBERPAR_H
-#error "include <fiberpar.h>, not <fiberpar/group.h>"
-#endif
+#include <fiberpar.h>
 
 #ifdef __cplusplus
 extern "C" {

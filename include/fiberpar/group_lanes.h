@@ -2,8 +2,8 @@
 /* fiberpar/group_lanes.h - work-group collectives of lane-form kernels:
  * one call handles the W work-items of a sub-group at once.
  *
- * Included by <fiberpar/simd.h>; do not include it on its own.  Names and
- * semantics are those of <fiberpar/group.h> with the lane types:
+ * Included by <fiberpar/simd.h> (and including it alone includes that).  Names
+ * and semantics are those of <fiberpar/group.h> with the lane types:
  *
  *   float fpar_group_reduce_add_vf32(const fpar_lanes *lk, fpar_vf32 v)
  *   fpar_vi32 fpar_group_scan_exclusive_add_vi32(const fpar_lanes *lk,
@@ -23,9 +23,7 @@
 #ifndef FIBERPAR_GROUP_LANES_H
 #define FIBERPAR_GROUP_LANES_H
 
-#ifndef FIBERPAR_SIMD_H
-#error "include <fiberpar/simd.h>, not <fiberpar/group_lanes.h>"
-#endif
+#include <fiberpar/simd.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,7 +40,7 @@ extern "C" {
    *  \param v its work-items' values (broadcast: then src, the source's       \
    *  local linear id). \return the group's result for the sub-group. */       \
   FPAR__GROUP_FN R fpar_group_##NAME(const fpar_lanes *lk, V v ARGS) {         \
-    R r = (R){0};                                                              \
+    R r = FPAR__VZERO(R);                                                      \
     fpar_group_collective(lk->it, FPAR__GROUP_LANE_OP(KIND, TYPE), &v, &r,     \
                           PASS);                                               \
     return r;                                                                  \
@@ -53,7 +51,7 @@ extern "C" {
                             PASS);                                             \
   }                                                                            \
   FPAR__GROUP_FN R fpar__group_result_##NAME(const fpar_lanes *lk) {           \
-    R r = (R){0};                                                              \
+    R r = FPAR__VZERO(R);                                                      \
     fpar_group_phase_result(lk->it, FPAR__GROUP_LANE_OP(KIND, TYPE), &r);      \
     return r;                                                                  \
   }

@@ -3,7 +3,7 @@
  * operations (OpenCL's cl_khr_subgroups and its shuffle and ballot
  * extensions, SYCL 2020's sub_group).
  *
- * Included by <fiberpar.h>; do not include it on its own.
+ * Included by <fiberpar.h> (and including it alone includes that).
  *
  * What a sub-group is: fpar_sub_group_max_size() = S consecutive
  * work-items along dimension 0 of one row (one (y, z) of the group), the
