@@ -16,10 +16,10 @@
 #include <string.h>
 
 #include "sched/barrier.h"
-#include "sched/collective.h"
+#include "sched/collective_combine.h"
 #include "sched/error.h"
 #include "sched/phase.h"
-#include "sched/subgroup.h"
+#include "sched/subgroup_site.h"
 
 #undef fpar_barrier
 

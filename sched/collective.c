@@ -10,7 +10,8 @@
  * scan in place.  Each work-item reads its result when it resumes: the
  * result, or its own slots.  Neither is written again before every
  * work-item has read it: the next combination waits for every work-item's
- * arrival, and only a work-item writes its own slots.
+ * arrival, and only a work-item writes its own slots.  What a collective
+ * computes is in collective_combine.c, below the barrier.
  *
  * Phase kernels run as loops deposit in one phase (fpar_group_phase_
  * arrive), the phase runner combines, and the next phase reads
@@ -28,179 +29,8 @@
 #include <string.h>
 
 #include "sched/barrier.h"
-#include "sched/collective.h"
+#include "sched/collective_combine.h"
 #include "sched/error.h"
-
-#define FPAR__KINDS (FPAR_GROUP_ALL + 1)
-#define FPAR__TYPES (FPAR_GROUP_F64 + 1)
-
-/* The rendezvous sites: the function each collective is, for scalar and
- * lane kernels.  A site is a collective's when it points into this
- * table. */
-#define FPAR__NAMES(p, k)                                                      \
-  {                                                                            \
-    "fpar_group_" k "_" p "i32", "fpar_group_" k "_" p "u32",                  \
-        "fpar_group_" k "_" p "i64", "fpar_group_" k "_" p "u64",              \
-        "fpar_group_" k "_" p "f32", "fpar_group_" k "_" p "f64"               \
-  }
-#define FPAR__PREDICATE_NAMES(k)                                               \
-  { k, k, k, k, k, k }
-#define FPAR__ALL_NAMES(p, mask)                                               \
-  {                                                                            \
-    {""}, FPAR__NAMES(p, "broadcast"), FPAR__NAMES(p, "reduce_add"),           \
-        FPAR__NAMES(p, "reduce_min"), FPAR__NAMES(p, "reduce_max"),            \
-        FPAR__NAMES(p, "scan_inclusive_add"),                                  \
-        FPAR__NAMES(p, "scan_inclusive_min"),                                  \
-        FPAR__NAMES(p, "scan_inclusive_max"),                                  \
-        FPAR__NAMES(p, "scan_exclusive_add"),                                  \
-        FPAR__NAMES(p, "scan_exclusive_min"),                                  \
-        FPAR__NAMES(p, "scan_exclusive_max"),                                  \
-        FPAR__PREDICATE_NAMES("fpar_group_any" mask),                          \
-        FPAR__PREDICATE_NAMES("fpar_group_all" mask)                           \
-  }
-static const char fpar__names[2][FPAR__KINDS][FPAR__TYPES][40] = {
-    FPAR__ALL_NAMES("", ""), FPAR__ALL_NAMES("v", "_vmask")};
-
-static const size_t fpar__type_size[FPAR__TYPES] = {4, 4, 8, 8, 4, 8};
-
-static inline unsigned fpar__kind(unsigned op) {
-  return op >> 4 & 15u;
-}
-static inline unsigned fpar__type(unsigned op) {
-  return op & 15u;
-}
-static inline int fpar__is_scan(unsigned kind) {
-  return kind >= FPAR_GROUP_SCAN_INCLUSIVE_ADD &&
-         kind <= FPAR_GROUP_SCAN_EXCLUSIVE_MAX;
-}
-
-int fpar__site_is_collective(const char *site) {
-  return (uintptr_t)site - (uintptr_t)fpar__names < sizeof fpar__names;
-}
-
-const char *fpar__site_what(char *buf, size_t len, const char *site) {
-  if (site != NULL && fpar__site_is_collective(site))
-    snprintf(buf, len, "the collective %s", site);
-  else
-    snprintf(buf, len, "the barrier at %s", fpar__site_name(site));
-  return buf;
-}
-
-/* The collective's name: its scalar or its lane form. */
-static const char *fpar__name(unsigned op) {
-  return fpar__names[(op & FPAR_GROUP_LANE_FORM) != 0][fpar__kind(op)]
-                    [fpar__type(op)];
-}
-
-/* Work-items of the caller's group: the group's own range (a remainder
- * group of a non-uniform launch is smaller). */
-static size_t fpar__group_items(const fpar_item *it) {
-  return fpar_local_range(it, 0) * fpar_local_range(it, 1) *
-         fpar_local_range(it, 2);
-}
-
-/* ---- Combining, in local linear id order -------------------------------- */
-
-/* Integer arithmetic wraps (unsigned arithmetic, also for signed types);
- * min and max of floating-point values are fmin and fmax. */
-#define FPAR__ADD_I(T, U) (T)((U)a + (U)b)
-#define FPAR__ADD_F(T, U) (a + b)
-#define FPAR__MIN_I(a, b) ((b) < (a) ? (b) : (a))
-#define FPAR__MAX_I(a, b) ((b) > (a) ? (b) : (a))
-
-#define FPAR__COMBINE(T, U, t, ADD, MIN, MAX, LOWEST, HIGHEST)                 \
-  static inline T fpar__add_##t(T a, T b) {                                    \
-    return ADD(T, U);                                                          \
-  }                                                                            \
-  static T fpar__combine_##t(unsigned kind, T *s, size_t n, size_t src) {      \
-    T acc = 0, x;                                                              \
-    size_t i;                                                                  \
-    switch (kind) {                                                            \
-    case FPAR_GROUP_BROADCAST:                                                 \
-      return s[src];                                                           \
-    case FPAR_GROUP_REDUCE_ADD:                                                \
-      for (acc = s[0], i = 1; i < n; i++)                                      \
-        acc = fpar__add_##t(acc, s[i]);                                        \
-      return acc;                                                              \
-    case FPAR_GROUP_REDUCE_MIN:                                                \
-      for (acc = s[0], i = 1; i < n; i++)                                      \
-        acc = MIN(acc, s[i]);                                                  \
-      return acc;                                                              \
-    case FPAR_GROUP_REDUCE_MAX:                                                \
-      for (acc = s[0], i = 1; i < n; i++)                                      \
-        acc = MAX(acc, s[i]);                                                  \
-      return acc;                                                              \
-    case FPAR_GROUP_SCAN_INCLUSIVE_ADD:                                        \
-      for (i = 1; i < n; i++)                                                  \
-        s[i] = fpar__add_##t(s[i - 1], s[i]);                                  \
-      return 0;                                                                \
-    case FPAR_GROUP_SCAN_INCLUSIVE_MIN:                                        \
-      for (i = 1; i < n; i++)                                                  \
-        s[i] = MIN(s[i - 1], s[i]);                                            \
-      return 0;                                                                \
-    case FPAR_GROUP_SCAN_INCLUSIVE_MAX:                                        \
-      for (i = 1; i < n; i++)                                                  \
-        s[i] = MAX(s[i - 1], s[i]);                                            \
-      return 0;                                                                \
-    case FPAR_GROUP_SCAN_EXCLUSIVE_ADD:                                        \
-      for (i = 0; i < n; i++)                                                  \
-        x = s[i], s[i] = acc, acc = fpar__add_##t(acc, x);                     \
-      return 0;                                                                \
-    case FPAR_GROUP_SCAN_EXCLUSIVE_MIN:                                        \
-      for (acc = HIGHEST, i = 0; i < n; i++)                                   \
-        x = s[i], s[i] = acc, acc = MIN(acc, x);                               \
-      return 0;                                                                \
-    case FPAR_GROUP_SCAN_EXCLUSIVE_MAX:                                        \
-      for (acc = LOWEST, i = 0; i < n; i++)                                    \
-        x = s[i], s[i] = acc, acc = MAX(acc, x);                               \
-      return 0;                                                                \
-    case FPAR_GROUP_ANY:                                                       \
-      for (i = 0; i < n; i++)                                                  \
-        acc = acc != 0 || s[i] != 0;                                           \
-      return acc;                                                              \
-    case FPAR_GROUP_ALL:                                                       \
-      for (acc = 1, i = 0; i < n; i++)                                         \
-        acc = acc != 0 && s[i] != 0;                                           \
-      return acc;                                                              \
-    }                                                                          \
-    return 0;                                                                  \
-  }
-
-FPAR__COMBINE(int32_t, uint32_t, i32, FPAR__ADD_I, FPAR__MIN_I, FPAR__MAX_I,
-              INT32_MIN, INT32_MAX)
-FPAR__COMBINE(uint32_t, uint32_t, u32, FPAR__ADD_I, FPAR__MIN_I, FPAR__MAX_I, 0,
-              UINT32_MAX)
-FPAR__COMBINE(int64_t, uint64_t, i64, FPAR__ADD_I, FPAR__MIN_I, FPAR__MAX_I,
-              INT64_MIN, INT64_MAX)
-FPAR__COMBINE(uint64_t, uint64_t, u64, FPAR__ADD_I, FPAR__MIN_I, FPAR__MAX_I, 0,
-              UINT64_MAX)
-FPAR__COMBINE(float, float, f32, FPAR__ADD_F, __builtin_fminf, __builtin_fmaxf,
-              -__builtin_inff(), __builtin_inff())
-FPAR__COMBINE(double, double, f64, FPAR__ADD_F, __builtin_fmin, __builtin_fmax,
-              -__builtin_inf(), __builtin_inf())
-
-#define FPAR__COMBINE_CASE(TYPE, T, t)                                         \
-  case TYPE: {                                                                 \
-    T r = fpar__combine_##t(kind, (T *)c->slots, n, c->src);                   \
-    memcpy(&c->result, &r, sizeof r);                                          \
-    break;                                                                     \
-  }
-
-void fpar__collective_run(fpar__worker *w, const fpar_item *it) {
-  fpar__collective *c = &w->coll;
-  unsigned kind = fpar__kind(c->op);
-  size_t n = fpar__group_items(it);
-
-  switch (fpar__type(c->op)) {
-    FPAR__COMBINE_CASE(FPAR_GROUP_I32, int32_t, i32)
-    FPAR__COMBINE_CASE(FPAR_GROUP_U32, uint32_t, u32)
-    FPAR__COMBINE_CASE(FPAR_GROUP_I64, int64_t, i64)
-    FPAR__COMBINE_CASE(FPAR_GROUP_U64, uint64_t, u64)
-    FPAR__COMBINE_CASE(FPAR_GROUP_F32, float, f32)
-    FPAR__COMBINE_CASE(FPAR_GROUP_F64, double, f64)
-  }
-  c->op = 0;
-}
 
 /* ---- Arriving and reading ----------------------------------------------- */
 
@@ -237,7 +67,7 @@ static __attribute__((noinline, cold)) void
 fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
                              const void *in, size_t src, int phase) {
   fpar__collective *c = &w->coll;
-  unsigned kind = fpar__kind(op), type = fpar__type(op);
+  unsigned kind = fpar__collective_kind(op), type = fpar__collective_type(op);
   size_t lid, n;
 
   if (w->launch == NULL || w->launch->spec.model == FPAR__SCOPED ||
@@ -253,10 +83,11 @@ fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
                       "work-items %zu-%zu, a call of a lane kernel, called "
                       "%s(), which takes one work-item's value; lane kernels "
                       "call the lane forms (fpar_group_..._vf32 and so on)",
-                      lid, lid + it->lanes - 1, fpar__name(op));
+                      lid, lid + it->lanes - 1, fpar__collective_name(op));
   if ((op & ~(FPAR_GROUP_LANE_FORM | 0xffu)) != 0 ||
       kind < FPAR_GROUP_BROADCAST || kind > FPAR_GROUP_ALL ||
-      type >= FPAR__TYPES || (kind >= FPAR_GROUP_ANY && type != FPAR_GROUP_I32))
+      type >= FPAR__COLLECTIVE_TYPES ||
+      (kind >= FPAR_GROUP_ANY && type != FPAR_GROUP_I32))
     fpar__group_abort(w, FPAR_EINVAL,
                       "work-item %zu called a work-group collective with op "
                       "%#x, which is not an FPAR_GROUP_OP(kind, type)",
@@ -266,21 +97,21 @@ fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
                       "work-item %zu called %s() in a phase kernel that runs "
                       "as loops; there a collective is a phase boundary: "
                       "FPAR_PHASE_GROUP(dst, it, %s, ...)",
-                      lid, fpar__name(op),
-                      fpar__name(op) + strlen("fpar_group_"));
+                      lid, fpar__collective_name(op),
+                      fpar__collective_name(op) + strlen("fpar_group_"));
   if (!fpar__collective_first(w)) {
     if (c->op != op)
       return; /* the rendezvous reports the mismatch */
     fpar__group_abort(w, FPAR_EINVAL,
                       "work-item %zu broadcasts from local id %zu while the "
                       "work-items before it broadcast from local id %zu (%s)",
-                      lid, src, c->src, fpar__name(op));
+                      lid, src, c->src, fpar__collective_name(op));
   }
   if (kind == FPAR_GROUP_BROADCAST && src >= n)
     fpar__group_abort(w, FPAR_EINVAL,
                       "work-item %zu broadcasts from local id %zu, beyond its "
                       "group of %zu work-items (%s)",
-                      lid, src, n, fpar__name(op));
+                      lid, src, n, fpar__collective_name(op));
   if (c->slot_bytes < n * 8) {
     free(c->slots);
     c->slot_bytes = 0;
@@ -292,8 +123,8 @@ fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
   }
   c->op = op;
   c->src = kind == FPAR_GROUP_BROADCAST ? src : 0;
-  fpar__copy_values(c->slots + lid * fpar__type_size[type], in,
-                    fpar__type_size[type], it->lanes);
+  fpar__copy_values(c->slots + lid * fpar__collective_type_size(type), in,
+                    fpar__collective_type_size(type), it->lanes);
 }
 
 /* Deposit the caller's values.  The steady state (a later arrival of the
@@ -305,15 +136,15 @@ static inline void fpar__collective_arrive(fpar__worker *w, fpar_item *it,
   fpar__collective *c = &w->coll;
   size_t size;
 
-  if (__builtin_expect(
-          fpar__collective_first(w) || op != c->op ||
-              (src != c->src && fpar__kind(op) == FPAR_GROUP_BROADCAST) ||
-              (it->lanes != 1 && !(op & FPAR_GROUP_LANE_FORM)),
-          0)) {
+  if (__builtin_expect(fpar__collective_first(w) || op != c->op ||
+                           (src != c->src && fpar__collective_kind(op) ==
+                                                 FPAR_GROUP_BROADCAST) ||
+                           (it->lanes != 1 && !(op & FPAR_GROUP_LANE_FORM)),
+                       0)) {
     fpar__collective_arrive_slow(w, it, op, in, src, phase);
     return;
   }
-  size = fpar__type_size[fpar__type(op)];
+  size = fpar__collective_type_size(fpar__collective_type(op));
   fpar__copy_values(c->slots + fpar_local_linear_id(it) * size, in, size,
                     it->lanes);
 }
@@ -330,13 +161,13 @@ fpar__collective_bad_result(fpar__worker *w, const fpar_item *it, unsigned op) {
 static inline void fpar__collective_read(fpar__worker *w, const fpar_item *it,
                                          unsigned op, void *out) {
   const fpar__collective *c = &w->coll;
-  unsigned type = fpar__type(op), lanes;
+  unsigned type = fpar__collective_type(op), lanes;
   size_t size, at;
 
-  if (__builtin_expect(type >= FPAR__TYPES, 0))
+  if (__builtin_expect(type >= FPAR__COLLECTIVE_TYPES, 0))
     fpar__collective_bad_result(w, it, op);
-  size = fpar__type_size[type];
-  if (!fpar__is_scan(fpar__kind(op))) {
+  size = fpar__collective_type_size(type);
+  if (!fpar__collective_is_scan(fpar__collective_kind(op))) {
     if (size == 4)
       memcpy(out, &c->result, 4);
     else
@@ -358,7 +189,7 @@ int fpar_group_collective(fpar_item *it, unsigned op, const void *in, void *out,
   if (__builtin_expect(w == NULL, 0))
     return fpar__collective_outside();
   fpar__collective_arrive(w, it, op, in, src, 0);
-  fpar__rendezvous(w, it, fpar__name(op));
+  fpar__rendezvous(w, it, fpar__collective_name(op));
   fpar__collective_read(w, it, op, out);
   return 0;
 }

@@ -21,9 +21,10 @@
 #include <string.h>
 
 #include "sched/abort.h"
-#include "sched/collective.h"
+#include "sched/collective_combine.h"
 #include "sched/copystack.h"
 #include "sched/group.h"
+#include "sched/subgroup_site.h"
 
 /* Work-items a kernel call starting at local x of a row of row_size
  * covers: `lanes` (1 for ordinary kernels), fewer at the end of the row. */

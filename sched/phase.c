@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/collective.h"
+#include "sched/collective_combine.h"
 #include "sched/group.h"
 #include "sched/phase.h"
 

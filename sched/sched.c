@@ -24,6 +24,7 @@
 #include "sched/sched.h"
 #include "sched/stack.h"
 #include "sched/sync.h"
+#include "sched/thread_name.h"
 #include "sched/topo.h"
 #include "sched/trace.h"
 #include "sched/worker_run.h"
@@ -255,29 +256,6 @@ static void fpar__worker_leave(fpar__worker *w, fpar__launch *l) {
 /* The k-th scheduler a process creates (from 0): its workers' names. */
 static atomic_uint fpar__sched_serials;
 
-void fpar__sched_thread_name(unsigned serial, unsigned worker, char *buf,
-                             size_t size) {
-  if (serial == 0)
-    snprintf(buf, size, "fpar-w%u", worker);
-  else
-    snprintf(buf, size, "fpar%u-w%u", serial % 100000, worker);
-}
-
-/* Name the calling worker thread, so that top -H, ps -L, gdb and perf
- * tell the workers apart (Linux: at most 15 characters, which the names
- * keep to with up to 4096 workers). */
-static void fpar__worker_set_name(const fpar__sched *s, unsigned i) {
-#if defined(__linux__)
-  char name[16];
-
-  fpar__sched_thread_name(s->serial, i, name, sizeof name);
-  pthread_setname_np(pthread_self(), name);
-#else
-  (void)s;
-  (void)i;
-#endif
-}
-
 static void fpar__worker_main(void *arg) {
   fpar__worker_start *start = arg;
   fpar__sched *s = start->sched;
@@ -287,7 +265,7 @@ static void fpar__worker_main(void *arg) {
   int err;
 
   free(start);
-  fpar__worker_set_name(s, i);
+  fpar__thread_set_name(s->serial, i);
   /* Bind first, so that everything the worker allocates and touches from
    * here on lands on its NUMA node. */
   err = fpar__topo_bind_thread(s->topo, i);

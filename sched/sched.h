@@ -51,12 +51,6 @@ void fpar__sched_unref(fpar__sched *s);
 
 unsigned fpar__sched_num_workers(const fpar__sched *s);
 
-/* The name of worker `worker` of the serial-th scheduler the process
- * created (from 0): "fpar-w3" for the first, "fpar2-w3" for the third
- * (the serial modulo 100000), at most 15 characters. */
-void fpar__sched_thread_name(unsigned serial, unsigned worker, char *buf,
-                             size_t size);
-
 /* Where the workers run (see topo.h). */
 const struct fpar__topo *fpar__sched_topo(const fpar__sched *s);
 

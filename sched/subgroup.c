@@ -24,43 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/collective.h"
+#include "sched/collective_combine.h"
 #include "sched/error.h"
 #include "sched/group.h"
-
-const char fpar__site_subgroup[] = "(a sub-group operation)";
-
-/* The operations and types, in the order of their names. */
-enum {
-  FPAR__SG_SHUFFLE,
-  FPAR__SG_XOR,
-  FPAR__SG_UP,
-  FPAR__SG_DOWN,
-  FPAR__SG_BROADCAST,
-  FPAR__SG_BALLOT,
-  FPAR__SG_ADD,
-  FPAR__SG_MIN,
-  FPAR__SG_MAX
-};
-enum { FPAR__SG_FLOAT, FPAR__SG_DOUBLE, FPAR__SG_INT, FPAR__SG_UINT };
-
-/* "fpar_sub_group_KIND_TYPE", by kind and type. */
-#define FPAR__SG_NAMES(kind)                                                   \
-  {                                                                            \
-    "fpar_sub_group_" kind "_f32", "fpar_sub_group_" kind "_f64",              \
-        "fpar_sub_group_" kind "_i32", "fpar_sub_group_" kind "_u32"           \
-  }
-static const char *const fpar__sg_names[][4] = {
-    FPAR__SG_NAMES("shuffle"),
-    FPAR__SG_NAMES("shuffle_xor"),
-    FPAR__SG_NAMES("shuffle_up"),
-    FPAR__SG_NAMES("shuffle_down"),
-    FPAR__SG_NAMES("broadcast"),
-    {"fpar_sub_group_ballot", "fpar_sub_group_ballot", "fpar_sub_group_ballot",
-     "fpar_sub_group_ballot"},
-    FPAR__SG_NAMES("reduce_add"),
-    FPAR__SG_NAMES("reduce_min"),
-    FPAR__SG_NAMES("reduce_max")};
+#include "sched/subgroup_site.h"
 
 /* The name of the argument that must agree, for operations that have
  * one. */
@@ -188,17 +155,6 @@ static void fpar__sg_compute(unsigned kind, unsigned type, uint64_t u,
 
 /* ---- Faults ---------------------------------------------------------------
  */
-
-_Noreturn void fpar__subgroup_diverged(fpar__worker *w, size_t item,
-                                       const char *what) {
-  const fpar__subgroup_run *sg = &w->sg;
-  char items[64];
-
-  fpar__describe_items(items, sizeof items, sg->first_item, item - 1,
-                       "of its sub-group waits", "of its sub-group wait");
-  fpar__group_abort(w, FPAR_EDIVERGENCE, "work-item %zu %s while %s at %s",
-                    item, what, items, fpar__sg_names[sg->kind][sg->type]);
-}
 
 /* The launch's kernel may not use sub-group operations (it is not one
  * work-item per call on fibers): fail the group, saying why. */
@@ -352,7 +308,7 @@ static inline __attribute__((always_inline)) uint64_t
 fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
             uint64_t a) {
   fpar__worker *w = fpar__self;
-  const char *name = fpar__sg_names[kind][type];
+  const char *name = fpar__subgroup_name(kind, type);
   fpar__group_run *g;
   fpar__subgroup_run *sg;
   size_t s, j, n, f;

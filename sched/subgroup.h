@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* subgroup.h - sub-group operations of fiber kernels (see subgroup.c): the
- * state of the pending operation, and what the barrier and the kernel's
- * return ask when they meet one. */
+ * state of the pending operation (subgroup_site.h has what the barrier
+ * and the kernel's return ask when they meet one). */
 #ifndef FPAR_SCHED_SUBGROUP_H
 #define FPAR_SCHED_SUBGROUP_H
 
@@ -9,14 +9,6 @@
 #include <stdint.h>
 
 #include "fiberpar.h"
-
-struct fpar__worker;
-
-/* The group's rendezvous value (fpar__group_run.site) while a sub-group
- * operation waits for members: a barrier or a return then compares
- * unequal and takes its slow path, which reports the divergence. */
-extern const char fpar__site_subgroup[];
-#define FPAR__SITE_SUBGROUP fpar__site_subgroup
 
 /* The members' values and results. */
 typedef struct fpar__subgroup_values {
@@ -40,11 +32,5 @@ typedef struct fpar__subgroup_run {
 
 /* Free what a worker's sub-group operations allocated. */
 void fpar__subgroup_destroy(fpar__subgroup_run *sg);
-
-/* Work-item `item` did `what` ("returned from the kernel", "waits at the
- * barrier at x") while the members of its sub-group before it wait at a
- * sub-group operation: fail the group with FPAR_EDIVERGENCE. */
-_Noreturn void fpar__subgroup_diverged(struct fpar__worker *w, size_t item,
-                                       const char *what);
 
 #endif

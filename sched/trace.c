@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sched/sched.h"
+#include "sched/thread_name.h"
 #include "sched/trace.h"
 #include "sched/worker.h"
 
@@ -458,7 +458,7 @@ static void fpar__trace_write(fpar__trace *t) {
   for (tid = 1; tid <= t->workers; tid++) {
     fpar__trace_worker *tw = &t->w[tid - 1];
     fpar__trace_chunk *c;
-    fpar__sched_thread_name(t->serial, tid - 1, name, sizeof name);
+    fpar__thread_name(t->serial, tid - 1, name, sizeof name);
     fpar__json_thread_name(f, pid, tid, name);
     for (c = atomic_load_explicit(&tw->first, memory_order_acquire); c != NULL;
          c = atomic_load_explicit(&c->next, memory_order_acquire)) {

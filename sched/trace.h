@@ -22,7 +22,7 @@ typedef struct fpar__trace fpar__trace;
 typedef struct fpar__trace_worker fpar__trace_worker;
 
 /* Start a trace of the serial-th scheduler of the process (see
- * fpar__sched_thread_name()) with `workers` workers, to be written to
+ * fpar__thread_name()) with `workers` workers, to be written to
  * `path` (serial 0) or "path.serial".  The file is created now; when it
  * cannot be, or without memory, a line on stderr says so and *t is NULL
  * (tracing never fails a runtime). */
