@@ -66,26 +66,6 @@ START_TEST(test_thread_names) {
 }
 END_TEST
 
-/* fpar_runtime_create() with stderr captured into out (size bytes). */
-static int create_captured(fpar_runtime **rt, char *out, size_t size) {
-  FILE *f = tmpfile();
-  int saved = dup(2), err;
-  size_t n;
-
-  ck_assert_ptr_nonnull(f);
-  fflush(stderr);
-  dup2(fileno(f), 2);
-  err = fpar_runtime_create(rt, NULL);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  rewind(f);
-  n = fread(out, 1, size - 1, f);
-  out[n] = '\0';
-  fclose(f);
-  return err;
-}
-
 #define ck_assert_contains(haystack, needle)                                   \
   ck_assert_msg(strstr((haystack), (needle)) != NULL,                          \
                 "\"%s\" not found in:\n%s", (needle), (haystack))
@@ -98,7 +78,7 @@ START_TEST(test_display_fields) {
 
   ck_assert_int_eq(setenv("FIBERPAR_NUM_THREADS", "2", 1), 0);
   ck_assert_int_eq(setenv("FIBERPAR_PIN", "none", 1), 0);
-  ck_assert_fpar_ok(create_captured(&rt, out, sizeof out));
+  ck_assert_fpar_ok(fpar_test_create_captured(&rt, out, sizeof out));
   ck_assert_str_eq(out, "");
   ck_assert_fpar_ok(fpar_runtime_destroy(rt));
 
@@ -106,7 +86,7 @@ START_TEST(test_display_fields) {
   ck_assert_int_eq(setenv("FIBERPAR_STACK_SIZE", "96K", 1), 0);
   ck_assert_int_eq(setenv("FIBERPAR_LOCAL_MEM_SIZE", "3M", 1), 0);
   ck_assert_int_eq(setenv("FIBERPAR_FPENV", "item", 1), 0);
-  ck_assert_fpar_ok(create_captured(&rt, out, sizeof out));
+  ck_assert_fpar_ok(fpar_test_create_captured(&rt, out, sizeof out));
   snprintf(want, sizeof want, "fiberpar: libfiberpar %s: 2 workers,",
            FPAR_VERSION_STRING);
   ck_assert_contains(out, want);
@@ -125,7 +105,7 @@ START_TEST(test_display_fields) {
 
   ck_assert_int_eq(setenv("FIBERPAR_FPENV", "shared", 1), 0);
   ck_assert_int_eq(setenv("FIBERPAR_STACK_SIZE", "100000", 1), 0);
-  ck_assert_fpar_ok(create_captured(&rt, out, sizeof out));
+  ck_assert_fpar_ok(fpar_test_create_captured(&rt, out, sizeof out));
   ck_assert_contains(out, "fiber stacks of 100 KiB,"); /* whole pages */
   ck_assert_contains(out, "FP environment shared,");
   ck_assert_fpar_ok(fpar_runtime_destroy(rt));
@@ -420,7 +400,7 @@ START_TEST(test_trace_unwritable) {
 
   ck_assert_int_eq(
       setenv("FIBERPAR_TRACE", "/nonexistent-dir/fpar/trace.json", 1), 0);
-  ck_assert_fpar_ok(create_captured(&rt, out, sizeof out));
+  ck_assert_fpar_ok(fpar_test_create_captured(&rt, out, sizeof out));
   ck_assert_int_eq(count(out, "FIBERPAR_TRACE"), 1);
   ck_assert_contains(out, "cannot create \"/nonexistent-dir/fpar/trace.json\": "
                           "No such file or directory; tracing is off");

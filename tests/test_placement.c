@@ -180,26 +180,6 @@ static fpar_runtime *create(unsigned threads) {
   return rt;
 }
 
-/* Create with stderr captured into out (size bytes). */
-static int create_captured(fpar_runtime **rt, char *out, size_t size) {
-  FILE *f = tmpfile();
-  int saved = dup(2), err;
-  size_t n;
-
-  ck_assert_ptr_nonnull(f);
-  fflush(stderr);
-  dup2(fileno(f), 2);
-  err = fpar_runtime_create(rt, NULL);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  rewind(f);
-  n = fread(out, 1, size - 1, f);
-  out[n] = '\0';
-  fclose(f);
-  return err;
-}
-
 /* ---- Binding ---------------------------------------------------------------
  */
 
@@ -470,7 +450,7 @@ START_TEST(test_oversubscription_stated) {
   fpar_runtime *rt;
 
   ck_assert_int_eq(setenv("FIBERPAR_NUM_THREADS", "3", 1), 0);
-  ck_assert_fpar_ok(create_captured(&rt, out, sizeof out));
+  ck_assert_fpar_ok(fpar_test_create_captured(&rt, out, sizeof out));
   ck_assert_uint_eq(fpar_runtime_num_threads(rt), 3);
   ck_assert_uint_eq(fpar_runtime_oversubscription(rt), 3);
   snprintf(want, sizeof want,
@@ -489,7 +469,7 @@ START_TEST(test_oversubscription_stated) {
 
   /* FIBERPAR_DISPLAY=0 silences it; the query still tells. */
   ck_assert_int_eq(setenv("FIBERPAR_DISPLAY", "0", 1), 0);
-  ck_assert_fpar_ok(create_captured(&rt, out, sizeof out));
+  ck_assert_fpar_ok(fpar_test_create_captured(&rt, out, sizeof out));
   ck_assert_str_eq(out, "");
   ck_assert_uint_eq(fpar_runtime_oversubscription(rt), 3);
   ck_assert_fpar_ok(fpar_runtime_destroy(rt));
@@ -504,12 +484,12 @@ START_TEST(test_display) {
   fpar_runtime *rt;
 
   /* Quiet by default when nothing is shared. */
-  ck_assert_fpar_ok(create_captured(&rt, out, sizeof out));
+  ck_assert_fpar_ok(fpar_test_create_captured(&rt, out, sizeof out));
   ck_assert_str_eq(out, "");
   ck_assert_fpar_ok(fpar_runtime_destroy(rt));
 
   ck_assert_int_eq(setenv("FIBERPAR_DISPLAY", "1", 1), 0);
-  ck_assert_fpar_ok(create_captured(&rt, out, sizeof out));
+  ck_assert_fpar_ok(fpar_test_create_captured(&rt, out, sizeof out));
   snprintf(want, sizeof want, "pid %ld: CPU set %d: 1 core, 1 PU",
            (long)getpid(), cpu);
   ck_assert_contains(out, want);

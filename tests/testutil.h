@@ -8,8 +8,10 @@
 
 #include <check.h>
 #include <fiberpar.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FPAR_TEST_TIMEOUT 60
 
@@ -49,6 +51,28 @@
                   #expr, fpar_err_name(fpar_rc_), fpar_err_name(want),         \
                   fpar_last_error());                                          \
   } while (0)
+
+/* fpar_runtime_create(rt, NULL) with what it prints on stderr captured
+ * into out (size bytes, NUL-terminated). */
+static inline int fpar_test_create_captured(fpar_runtime **rt, char *out,
+                                            size_t size) {
+  FILE *f = tmpfile();
+  int saved = dup(2), err;
+  size_t n;
+
+  ck_assert_ptr_nonnull(f);
+  fflush(stderr);
+  dup2(fileno(f), 2);
+  err = fpar_runtime_create(rt, NULL);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  rewind(f);
+  n = fread(out, 1, size - 1, f);
+  out[n] = '\0';
+  fclose(f);
+  return err;
+}
 
 /* A runtime and one queue. */
 typedef struct fpar_test_env {
