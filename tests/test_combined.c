@@ -344,6 +344,79 @@ START_TEST(test_subgroups) {
 }
 END_TEST
 
+/* The lane form: each call is a sub-group of W lanes (masked where a row
+ * is no multiple of W); its queries work on lane 0's item. */
+FPAR_LANE_KERNEL(sg_lanes, lk, p) {
+  const sg_args *a = p;
+  size_t g = fpar_global_linear_id(lk->it), j;
+  fpar_vf32 x = fpar_vf32_load_mask(a->in + g, lk->mask);
+  fpar_vi32 pred = fpar_vi32_load_mask(a->pred + g, lk->mask);
+  float red = fpar_sub_group_reduce_add_vf32(lk, x);
+  uint64_t ballot = fpar_sub_group_ballot_vmask(lk, pred != 0);
+
+  for (j = 0; j < lk->active; j++) {
+    a->shuf[g + j] = (float)fpar_sub_group_max_size(lk->it);
+    a->red[g + j] = red;
+    a->ballot[g + j] = ballot;
+    a->q[4 * (g + j)] = fpar_sub_group_size(lk->it);
+    a->q[4 * (g + j) + 1] = j;
+    a->q[4 * (g + j) + 2] = fpar_sub_group_id(lk->it);
+    a->q[4 * (g + j) + 3] = fpar_num_sub_groups(lk->it);
+  }
+}
+
+START_TEST(test_subgroups_lanes) {
+  const shape *s = &shapes[_i];
+  size_t sg = FPAR_SIMD_WIDTH, n = fpar_test_volume(s->global), k, j;
+  float *in = malloc(n * sizeof *in), *maxsz = malloc(n * sizeof *maxsz);
+  float *red = malloc(n * sizeof *red);
+  int *pred = malloc(n * sizeof *pred);
+  uint64_t *ballot = malloc(n * sizeof *ballot);
+  size_t *q = malloc(4 * n * sizeof *q);
+  sg_args a = {in, pred, maxsz, red, ballot, q};
+  fpar_launch_desc d;
+  fpar_test_env e;
+  fpar_event *ev;
+  place pl;
+
+  for (k = 0; k < n; k++) {
+    in[k] = (float)(k % 37);
+    pred[k] = k % 3 == 0 || k % 7 == 0;
+  }
+  memset(q, 0xff, 4 * n * sizeof *q);
+  fpar_test_env_init(&e, 2);
+  shape_desc(s, &d, &a);
+  d.def = &sg_lanes;
+  ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
+  fpar_test_wait_ok(ev);
+  fpar_test_env_fini(&e);
+  for (k = 0; k < n; k++) {
+    size_t first;
+    float want_red = 0;
+    uint64_t want_ballot = 0;
+    place_of(s, k, sg, &pl);
+    first = k - pl.sg_lid;
+    for (j = 0; j < pl.sg_size; j++) {
+      want_red += in[first + j];
+      want_ballot |= (uint64_t)(pred[first + j] != 0) << j;
+    }
+    ck_assert_msg(q[4 * k] == pl.sg_size && q[4 * k + 1] == pl.sg_lid &&
+                      q[4 * k + 2] == pl.sg_id && q[4 * k + 3] == pl.sg_count &&
+                      maxsz[k] == (float)sg,
+                  "item %zu: sub-group size %zu id %zu/%zu local %zu max %g, "
+                  "want %zu %zu/%zu %zu %zu",
+                  k, q[4 * k], q[4 * k + 2], q[4 * k + 3], q[4 * k + 1],
+                  maxsz[k], pl.sg_size, pl.sg_id, pl.sg_count, pl.sg_lid, sg);
+    ck_assert_msg(red[k] == want_red && ballot[k] == want_ballot,
+                  "item %zu (sub-group of %zu): reduce %g ballot %#llx, want "
+                  "%g %#llx",
+                  k, pl.sg_size, red[k], (unsigned long long)ballot[k],
+                  want_red, (unsigned long long)want_ballot);
+  }
+  free(in), free(maxsz), free(red), free(pred), free(ballot), free(q);
+}
+END_TEST
+
 /* ---- Group copies ----------------------------------------------------------
  */
 
@@ -465,6 +538,42 @@ START_TEST(test_divergence) {
   }
   fpar_test_env_fini(&e);
   free(out);
+}
+END_TEST
+
+/* Only the partial last sub-group of the smaller last group diverges:
+ * 1000 / 64 leaves 40 work-items, sub-groups 16 + 16 + 8; members 4 to 7
+ * of the last call the collective. */
+static void diverge_last_kernel(fpar_item *it, void *p) {
+  size_t lid = fpar_local_id(it, 0);
+
+  (void)p;
+  if (fpar_group_id(it, 0) == fpar_group_range(it, 0) - 1 && lid >= 36)
+    fpar_group_reduce_add_i32(it, 1);
+  else
+    fpar_sub_group_reduce_add_f32(it, 1.0f);
+}
+
+START_TEST(test_divergence_partial) {
+  const shape *s = &shapes[_i];
+  fpar_launch_desc d;
+  fpar_test_env e;
+  fpar_event *ev;
+  const char *msg;
+
+  fpar_test_env_init(&e, 2);
+  shape_desc(s, &d, NULL);
+  d.kernel = diverge_last_kernel;
+  d.subgroup_size = 16;
+  ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
+  ck_assert_int_eq(fpar_event_wait(ev), FPAR_EDIVERGENCE);
+  msg = fpar_event_error(ev);
+  ck_assert_msg(msg != NULL && strstr(msg, "fpar_sub_group_reduce_add_f32") &&
+                    strstr(msg, "fpar_group_reduce_add_i32") &&
+                    strstr(msg, "work-item 36 ") && strstr(msg, "32-35"),
+                "%s", msg != NULL ? msg : "(none)");
+  fpar_event_release(ev);
+  fpar_test_env_fini(&e);
 }
 END_TEST
 
@@ -688,7 +797,9 @@ int main(void) {
   tcase_add_loop_test(tc, test_collectives, 0, (int)(NUM_SHAPES * COLL_FORMS));
   tcase_add_loop_test(tc, test_subgroups, 0, (int)NUM_SHAPES);
   tcase_add_loop_test(tc, test_async_copy, 0, 4);
+  tcase_add_loop_test(tc, test_subgroups_lanes, 0, (int)NUM_SHAPES);
   tcase_add_loop_test(tc, test_divergence, 0, 4);
+  tcase_add_loop_test(tc, test_divergence_partial, 0, 2);
   tcase_add_loop_test(tc, test_mixed, 0, (int)(NUM_SHAPES * 4));
   tcase_add_test(tc, test_trace);
   suite_add_tcase(s, tc);
