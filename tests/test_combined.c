@@ -154,12 +154,53 @@ FPAR_LANE_KERNEL(coll_lanes, lk, p) {
   }
 }
 
+/* The same as a phase lane kernel: each collective a phase boundary. */
+typedef struct coll_lane_state {
+  fpar_vi32 v;
+  int32_t e;
+} coll_lane_state;
+
+static void fill_i32(int32_t *o, int32_t v, const fpar_lanes *lk) {
+  size_t j;
+
+  for (j = 0; j < lk->active; j++)
+    o[j] = v;
+}
+
+FPAR_PHASE_LANE_KERNEL(coll_phase_lanes, lk, p, coll_lane_state, st) {
+  const coll_args *a = p;
+  size_t g = fpar_global_linear_id(lk->it);
+
+  FPAR_PHASE_BEGIN();
+  FPAR_PHASE_GROUP(st->e, lk, reduce_add_vi32,
+                   fpar_vi32_load_mask(a->in + g, lk->mask));
+  fill_i32(a->sum + g, st->e, lk);
+  FPAR_PHASE_GROUP(st->v, lk, scan_exclusive_add_vi32,
+                   fpar_vi32_load_mask(a->in + g, lk->mask));
+  fpar_vi32_store_mask(a->scan + g, st->v, lk->mask);
+  FPAR_PHASE_GROUP(st->e, lk, broadcast_vi32,
+                   fpar_vi32_load_mask(a->in + g, lk->mask),
+                   group_volume(lk->it) - 1);
+  fill_i32(a->bcast + g, st->e, lk);
+  FPAR_PHASE_GROUP(st->e, lk, any_vmask,
+                   (fpar_vi32_load_mask(a->pred + g, lk->mask) != 0) &
+                       lk->mask);
+  fill_i32(a->any + g, st->e, lk);
+  FPAR_PHASE_GROUP(st->e, lk, all_vmask,
+                   (fpar_vi32_load_mask(a->pred + g, lk->mask) != 0) |
+                       ~lk->mask);
+  fill_i32(a->all + g, st->e, lk);
+  FPAR_PHASE_END();
+}
+
 enum coll_form {
   COLL_FIBERS,
   COLL_LOOPS,
   COLL_DEBUG,
   COLL_PHASE_FIBERS,
   COLL_LANES,
+  COLL_PHASE_LANES_LOOPS,
+  COLL_PHASE_LANES_FIBERS,
   COLL_FORMS
 };
 
@@ -218,7 +259,11 @@ START_TEST(test_collectives) {
     d.kernel = coll_kernel;
   else if (f == COLL_LANES)
     d.def = &coll_lanes;
-  else {
+  else if (f >= COLL_PHASE_LANES_LOOPS) {
+    d.def = &coll_phase_lanes;
+    d.phase_mode =
+        f == COLL_PHASE_LANES_LOOPS ? FPAR_PHASE_LOOPS : FPAR_PHASE_FIBERS;
+  } else {
     d.def = &coll_phase;
     d.phase_mode = modes[f - COLL_LOOPS];
   }
