@@ -808,6 +808,25 @@ START_TEST(test_trace) {
     total += num_groups(s);
     free(in), free(f1), free(f2), free(t);
   }
+  /* The phase form of the collectives (five group operations) in loops
+   * and on fibers, over 17 x 9 x 5 / 4 x 4 x 2 (its corner group has one
+   * work-item). */
+  for (i = 0; i < 2; i++) {
+    const shape *s = &shapes[2];
+    size_t n = fpar_test_volume(s->global);
+    int32_t *in = calloc(n, sizeof *in), *o = malloc(3 * n * sizeof *o);
+    int *pred = calloc(n, sizeof *pred), *b = malloc(2 * n * sizeof *b);
+    coll_args a = {in, pred, o, o + n, o + 2 * n, b, b + n};
+    fpar_launch_desc d;
+
+    shape_desc(s, &d, &a);
+    d.name = "phase";
+    d.def = &coll_phase;
+    d.phase_mode = i == 0 ? FPAR_PHASE_LOOPS : FPAR_PHASE_FIBERS;
+    ck_assert_fpar_ok(fpar_launch(e.q, &d, NULL));
+    ck_assert_fpar_ok(fpar_queue_wait(e.q));
+    free(in), free(o), free(pred), free(b);
+  }
   fpar_test_env_fini(&e);
   json = read_all(path);
   unlink(path);
@@ -815,20 +834,26 @@ START_TEST(test_trace) {
                 json);
   ck_assert_msg(strstr(json, "\n]") != NULL && json[strlen(json) - 2] == '}',
                 "unterminated trace");
-  ck_assert_int_eq(count(json, "\"cat\":\"launch\""), (int)NUM_SHAPES);
-  ck_assert_int_eq(count(json, "\"cat\":\"group\""), (int)total);
+  ck_assert_int_eq(count(json, "\"cat\":\"launch\""), (int)NUM_SHAPES + 2);
+  ck_assert_int_eq(count(json, "\"cat\":\"group\""), (int)total + 2 * 45);
+  ck_assert_int_eq(count(json, "\"name\":\"phase\""), 2 + 2 * 45);
+  ck_assert_int_eq(count(json, "\"barriers\":5}"), 2 * 45);
   ck_assert_int_eq(count(json, "\"name\":\"mixed\""),
                    (int)(NUM_SHAPES + total));
   ck_assert_int_eq(count(json, "\"failed\""), 0);
-  ck_assert_int_eq(count(json, "\"result\":\"ok\""), (int)NUM_SHAPES);
-  /* 1000 / 64: 16 groups, the last one [15]; 17 x 9 x 5 / 4 x 4 x 2: 5 x 3
-   * x 3 groups, the last [4,2,2]; with 6 x 4 x 2: 3 x 3 x 3. */
+  /* Two barriers and a collective in every group, the group of one too
+   * (sub-group operations are no group barriers). */
+  ck_assert_int_eq(count(json, "\"barriers\":3}"), (int)total);
+  ck_assert_int_eq(count(json, "\"result\":\"ok\""), (int)NUM_SHAPES + 2);
+  /* 1000 / 64: 16 groups, the last one [15]; 17 x 9 x 5 / 4 x 4 x 2 (three
+   * launches): 5 x 3 x 3 groups, the last [4,2,2]; with 6 x 4 x 2: 3 x 3 x
+   * 3, the last [2,2,2]. */
   ck_assert_int_eq(count(json, "\"groups\":16,"), 2);
-  ck_assert_int_eq(count(json, "\"groups\":45,"), 1);
+  ck_assert_int_eq(count(json, "\"groups\":45,"), 3);
   ck_assert_int_eq(count(json, "\"groups\":27,"), 1);
   ck_assert_int_eq(count(json, "\"group\":[15]"), 2);
-  ck_assert_int_eq(count(json, "\"group\":[4,2,2]"), 1);
-  ck_assert_int_eq(count(json, "\"group\":[2,2,2]"), 2);
+  ck_assert_int_eq(count(json, "\"group\":[4,2,2]"), 3);
+  ck_assert_int_eq(count(json, "\"group\":[2,2,2]"), 4);
   snprintf(key, sizeof key, "\"global\":[1000],\"local\":[64]");
   ck_assert_int_eq(count(json, key), 2);
   free(json);
