@@ -622,6 +622,34 @@ START_TEST(test_divergence_partial) {
 }
 END_TEST
 
+/* A broadcast source within the enqueued size but beyond the smaller last
+ * group (40 work-items of 64) is refused there. */
+static void bcast_kernel(fpar_item *it, void *p) {
+  int32_t *out = p;
+
+  out[fpar_global_linear_id(it)] = fpar_group_broadcast_i32(it, 1, 50);
+}
+
+START_TEST(test_broadcast_beyond_last_group) {
+  const shape *s = &shapes[_i];
+  fpar_launch_desc d;
+  fpar_test_env e;
+  fpar_event *ev;
+  int32_t *out = malloc(1000 * sizeof *out);
+
+  fpar_test_env_init(&e, 2);
+  shape_desc(s, &d, out);
+  d.kernel = bcast_kernel;
+  ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
+  fpar_test_wait_fault(ev, FPAR_EINVAL,
+                       "broadcasts from local id 50, beyond its group of 40 "
+                       "work-items",
+                       "fpar_group_broadcast_i32");
+  fpar_test_env_fini(&e);
+  free(out);
+}
+END_TEST
+
 /* ---- Everything in one kernel, in every fiber mode ------------------------
  */
 
@@ -870,6 +898,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_subgroups_lanes, 0, (int)NUM_SHAPES);
   tcase_add_loop_test(tc, test_divergence, 0, 4);
   tcase_add_loop_test(tc, test_divergence_partial, 0, 2);
+  tcase_add_loop_test(tc, test_broadcast_beyond_last_group, 0, 2);
   tcase_add_loop_test(tc, test_mixed, 0, (int)(NUM_SHAPES * 4));
   tcase_add_test(tc, test_trace);
   suite_add_tcase(s, tc);
