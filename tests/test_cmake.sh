@@ -12,7 +12,9 @@
 # Under `make check` it installs the build into a temporary DESTDIR (a
 # relocated tree); `make installcheck` runs it on the real installation
 # with FPAR_CMAKE_PREFIX=the prefix.  Skipped (exit 77) without cmake or a
-# C++ compiler.
+# C++ compiler.  The consumer links with FPAR_CONSUMER_LDFLAGS (make check
+# passes the build's LDFLAGS: a library built with a sanitizer needs its
+# runtime in the program).
 src=${srcdir:-.}
 top=${top_builddir:-.}
 
@@ -87,6 +89,7 @@ esac
 cmake -S "$src/tests/cmake" -B "$tmp/build" "$find" \
   -DFIBERPAR_REQUEST="$major.$minor" \
   -DCMAKE_C_COMPILER="${CC:-cc}" -DCMAKE_CXX_COMPILER="${CXX:-c++}" \
+  -DCMAKE_EXE_LINKER_FLAGS="${FPAR_CONSUMER_LDFLAGS-}" \
   >"$tmp/configure.log" 2>&1 ||
   { cat "$tmp/configure.log"; fail "cmake could not configure the consumer"; }
 cmake --build "$tmp/build" >"$tmp/build.log" 2>&1 ||
