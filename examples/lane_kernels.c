@@ -3,15 +3,14 @@
  * W = FPAR_SIMD_WIDTH lanes per call: build with -march=native. */
 #include "lane_kernels.h"
 
-#include <fiberpar/phase.h>
+#include <string.h>
 
 #define W FPAR_SIMD_WIDTH
 
-/* Submit a lane kernel, FPAR_DEFINE_LANE_KERNEL's or FPAR_LANE_KERNEL's
- * (def, with its row runner; kernel NULL), wait for it, return its
- * status. */
+/* Submit a lane kernel, FPAR_DEFINE_LANE_KERNEL's, with row its row runner
+ * or NULL, wait for it, return its status. */
 static int lk_run(fpar_queue *q, const char *name, fpar_kernel_fn kernel,
-                  const fpar_kernel *def, void *args, fpar_range global,
+                  fpar_row_fn row, void *args, fpar_range global,
                   fpar_range local, const fpar_local_buffer_desc *buffer) {
   fpar_launch_desc d;
   fpar_event *ev;
@@ -20,8 +19,8 @@ static int lk_run(fpar_queue *q, const char *name, fpar_kernel_fn kernel,
   fpar_launch_desc_init(&d);
   d.name = name;
   d.kernel = kernel;
-  d.lanes = kernel != NULL ? W : 0;
-  d.def = def;
+  d.row = row;
+  d.lanes = W;
   d.subgroup_size = W; /* also when W is 1: each call is a sub-group */
   d.args = args;
   d.global = global;
@@ -323,12 +322,18 @@ int lk_sgemm(fpar_queue *q, const float *a, const float *b, float *c,
  * before), so copying a tile with a halo into local memory only adds a
  * pass over the data, a barrier and a fiber per sub-group (measured at a
  * third of the OpenMP loop; see the README's benchmark notes).  With no
- * barrier a group runs as a loop, and the row runner inlines the body
- * into it (FPAR_LANE_KERNEL defines the kernel with its
- * FPAR_DEFINE_LANE_ROW runner, the body always inlined): per sub-group, the
- * loads, the sum and a store, as in the OpenMP loop.  Sub-groups with a
- * boundary cell take the per-lane path; its scalar stores, unlike masked vector
- * stores, let the compiler keep the arguments in registers across sub-groups.
+ * barrier a group runs as a loop of row runner calls.  A stencil uses no
+ * sub-group operation, so its work-items are independent and its row
+ * runner need not go sub-group by sub-group: it takes the rest of the row
+ * as one span of cells, tests the boundary once per row, and runs the
+ * span as the OpenMP loop does, W cells a step by one moving index
+ * (st_span).  The lane kernel, which the runtime calls for a group's
+ * first sub-group, runs its lanes as a span too: one code path for every
+ * cell.  (Going sub-group by sub-group instead, FPAR_LANE_KERNEL's row
+ * runner with the boundary tested in the body, cost about 11 more
+ * instructions per sub-group, loop and boundary tests that GCC at -O2
+ * neither unswitches nor splits out of the loop: 2.4 times the OpenMP
+ * loop's instructions on the Jacobi sweep.)
  */
 
 typedef struct st_args {
@@ -350,62 +355,90 @@ typedef struct st_args {
      AT((c) + (plane))) +                                                      \
     AT(c)))
 
-/* Whether the cells (x .. x+W-1, y) are all inside the boundary: 1 <= x,
- * x + W < nx, 1 <= y < ny - 1, in two unsigned comparisons (x - 1 and
- * y - 1 wrap to huge values at 0). */
-static inline int st_inner(size_t x, size_t nx, size_t y, size_t ny) {
-  return nx > W && (x - 1 < nx - W - 1) & (y - 1 < ny - 2);
-}
+/* The sum at cells x .. x + W - 1 (ST_AT_VEC) or at cell x (ST_AT_ONE) of
+ * a row inside the boundary, c at the row's x = 0: the 7-point one if
+ * `seven` (a constant), else the 5-point one. */
+#define ST_CELLS(AT, c, x, nx, plane, seven)                                   \
+  ((seven) ? ST_JACOBI7(AT, (c) + (x), nx, plane)                              \
+           : ST_JACOBI5(AT, (c) + (x), nx))
 
-/* One sub-group of cells (x0 + i, y) of the 5-point sweep. */
-FPAR_LANE_KERNEL(jacobi_kernel, lk, p) {
-  const st_args *s = p;
-  size_t nx = s->nx, x0 = lk->global_first, y = fpar_global_id(lk->it, 1);
-  const float *c = s->in + y * nx + x0;
-  float *o = s->out + y * nx + x0;
+/* Cells x .. end - 1 of one row of the sweep, c and o at the row's x = 0:
+ * on a boundary row (inner 0) out = in, one memcpy as in the OpenMP
+ * loop; on an inner row the sum of ST_CELLS, out = in at x = 0 and
+ * nx - 1.  A span of W cells or more goes by vectors, W cells a step, the
+ * last step overlapping the one before (in and out do not overlap, so
+ * cells are written twice with the same value), every cell summed (the
+ * sum at x = 0 and nx - 1 reads the rows before and after, which an
+ * inner row has), then cells 0 and nx - 1 copied over their sums; a
+ * narrower span, a row's masked last sub-group, goes cell by cell. */
+static inline __attribute__((always_inline)) void
+st_span(const float *c, float *o, size_t x, size_t end, size_t nx, size_t plane,
+        int inner, int seven) {
+  size_t first = x;
 
-  if (st_inner(x0, nx, y, s->ny)) {
-    fpar_vf32_store(o, ST_JACOBI5(ST_AT_VEC, c, nx));
+  if (!inner) {
+    memcpy(o + x, c + x, (end - x) * sizeof *o);
     return;
   }
-  for (size_t i = 0; i < lk->active; i++)
-    o[i] = x0 + i >= 1 && x0 + i + 1 < nx && y >= 1 && y + 1 < s->ny
-               ? ST_JACOBI5(ST_AT_ONE, c + i, nx)
-               : c[i];
+  if (end - x < W) {
+    /* (x - 1 wraps to a huge value at 0.) */
+    for (; x < end; x++)
+      o[x] =
+          x - 1 < nx - 2 ? ST_CELLS(ST_AT_ONE, c, x, nx, plane, seven) : c[x];
+    return;
+  }
+  for (; x < end - W; x += W)
+    fpar_vf32_store(o + x, ST_CELLS(ST_AT_VEC, c, x, nx, plane, seven));
+  fpar_vf32_store(o + end - W,
+                  ST_CELLS(ST_AT_VEC, c, end - W, nx, plane, seven));
+  if (first == 0)
+    o[0] = c[0];
+  if (end == nx)
+    o[nx - 1] = c[nx - 1];
 }
+
+/* Cells x .. end - 1 of row (y, z) of the sweep s, the 7-point one if
+ * `seven` (a constant), else the 5-point one (z = 0). */
+static inline __attribute__((always_inline)) void
+st_row(const st_args *s, size_t x, size_t end, size_t y, size_t z, int seven) {
+  size_t nx = s->nx, row = (z * s->ny + y) * nx;
+  /* (y - 1 and z - 1 wrap to huge values at 0.) */
+  int inner = y - 1 < s->ny - 2 && (!seven || z - 1 < s->nz - 2);
+
+  st_span(s->in + row, s->out + row, x, end, nx, nx * s->ny, inner, seven);
+}
+
+/* The lane kernel `name` of a stencil, which runs its sub-group's cells
+ * as a span, and its row runner `name##_rows` (an fpar_row_fn), which
+ * runs the rest of the row as one span. */
+#define ST_KERNEL(name, seven)                                                 \
+  static inline void name##_body(fpar_lanes *lk, void *p) {                    \
+    st_row(p, lk->global_first, lk->global_first + lk->active,                 \
+           fpar_global_id(lk->it, 1), fpar_global_id(lk->it, 2), seven);       \
+  }                                                                            \
+  FPAR_DEFINE_LANE_KERNEL(name, name##_body)                                   \
+  static void name##_rows(fpar_item *it, void *p, size_t x_end) {              \
+    size_t x = fpar_global_id(it, 0);                                          \
+    st_row(p, x, x + (x_end - fpar_local_id(it, 0)), fpar_global_id(it, 1),    \
+           fpar_global_id(it, 2), seven);                                      \
+  }
+
+ST_KERNEL(jacobi_kernel, 0)
+ST_KERNEL(stencil7_kernel, 1)
 
 int lk_jacobi(fpar_queue *q, const float *in, float *out, size_t nx,
               size_t ny) {
   st_args s = {in, out, nx, ny, 1};
 
-  return lk_run(q, "jacobi_lanes", NULL, &jacobi_kernel, &s,
+  return lk_run(q, "jacobi_lanes", jacobi_kernel, jacobi_kernel_rows, &s,
                 fpar_range2(nx, ny), FPAR_LOCAL_AUTO, NULL);
-}
-
-/* One sub-group of cells (x0 + i, y, z) of the 7-point sweep. */
-FPAR_LANE_KERNEL(stencil7_kernel, lk, p) {
-  const st_args *s = p;
-  size_t nx = s->nx, plane = nx * s->ny, x0 = lk->global_first;
-  size_t y = fpar_global_id(lk->it, 1), z = fpar_global_id(lk->it, 2);
-  const float *c = s->in + z * plane + y * nx + x0;
-  float *o = s->out + z * plane + y * nx + x0;
-
-  if (st_inner(x0, nx, y, s->ny) && z >= 1 && z + 1 < s->nz) {
-    fpar_vf32_store(o, ST_JACOBI7(ST_AT_VEC, c, nx, plane));
-    return;
-  }
-  for (size_t i = 0; i < lk->active; i++)
-    o[i] = x0 + i >= 1 && x0 + i + 1 < nx && y >= 1 && y + 1 < s->ny &&
-                   z >= 1 && z + 1 < s->nz
-               ? ST_JACOBI7(ST_AT_ONE, c + i, nx, plane)
-               : c[i];
 }
 
 int lk_stencil7(fpar_queue *q, const float *in, float *out, size_t nx,
                 size_t ny, size_t nz) {
   st_args s = {in, out, nx, ny, nz};
 
-  return lk_run(q, "stencil7_lanes", NULL, &stencil7_kernel, &s,
+  return lk_run(q, "stencil7_lanes", stencil7_kernel, stencil7_kernel_rows, &s,
                 fpar_range3(nx, ny, nz), FPAR_LOCAL_AUTO, NULL);
 }
 

@@ -45,8 +45,9 @@ int lk_sgemm(fpar_queue *q, const float *a, const float *b, float *c, size_t n);
 
 /* One 5-point Jacobi sweep of an nx x ny grid (x fastest): out = mean of
  * the four neighbours inside, out = in on the boundary.  The neighbours
- * come straight from global memory (no local tiles, no barrier), the body
- * inlined into a loop over each row (FPAR_DEFINE_LANE_ROW).  Any sizes. */
+ * come straight from global memory (no local tiles, no barrier), and a
+ * row runner of its own runs each row as one loop of vector steps.  Any
+ * sizes; in and out must not overlap. */
 int lk_jacobi(fpar_queue *q, const float *in, float *out, size_t nx, size_t ny);
 
 /* One 7-point sweep of an nx x ny x nz grid (x fastest, then y): out =

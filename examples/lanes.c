@@ -137,11 +137,13 @@ static size_t stencil_wrong(const float *in, const float *out, size_t nx,
   return wrong;
 }
 
-/* Sizes that W does not divide (masked last sub-groups), and one row
- * narrower than a sub-group. */
+/* Sizes that W does not divide (masked last sub-groups), one row
+ * narrower than a sub-group, rows of one or two sub-groups (W = 4, 8 or
+ * 16) and rows one cell wider, where the vector steps of a row overlap. */
 static void test_stencils(fpar_queue *q) {
   static const size_t sizes[][3] = {
-      {256, 96, 1}, {203, 37, 1}, {5, 9, 1}, {67, 13, 11}, {64, 32, 16}};
+      {256, 96, 1}, {203, 37, 1}, {5, 9, 1},  {8, 6, 1},    {16, 5, 1},
+      {17, 4, 1},   {9, 5, 3},    {16, 4, 4}, {67, 13, 11}, {64, 32, 16}};
   const size_t cells = 64 * 32 * 16; /* the largest */
   float *in = malloc(cells * 4), *out = malloc(cells * 4);
   char what[64];
