@@ -18,6 +18,18 @@ int fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site)
 _Noreturn void fpar__barrier_mismatch(fpar__worker *w, size_t i,
                                       const char *site);
 
+/* Whether the running work-item's arrival at the rendezvous `site` is
+ * the steady state: fibers on stacks of their own, the site of the
+ * arrivals before it (if any), and not the last arrival. */
+static inline int fpar__rendezvous_steady(const fpar__worker *w,
+                                          const char *site) {
+  const fpar__group_run *g = &w->run;
+  size_t cur = g->cur;
+
+  return !(g->fibers != FPAR__FIBERS_OWN || (cur != 0 && g->site != site) ||
+           cur + 1 == g->size);
+}
+
 /* The running work-item of w's group arrives at the rendezvous `site`.
  * The steady state is kept free of calls other than the final switch, so
  * that it saves no registers of its own; the last arrival of a rendezvous
@@ -27,9 +39,7 @@ static inline int fpar__rendezvous(fpar__worker *w, fpar_item *it,
   fpar__group_run *g = &w->run;
   size_t cur = g->cur;
 
-  if (__builtin_expect(g->fibers != FPAR__FIBERS_OWN ||
-                           (cur != 0 && g->site != site) || cur + 1 == g->size,
-                       0))
+  if (__builtin_expect(!fpar__rendezvous_steady(w, site), 0))
     return fpar__barrier_slow(w, it, site);
   if (cur == 0)
     g->site = site;

@@ -122,31 +122,46 @@ fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
     c->slot_bytes = n * 8;
   }
   c->op = op;
+  c->site = fpar__collective_name(op);
   c->src = kind == FPAR_GROUP_BROADCAST ? src : 0;
   fpar__copy_values(c->slots + lid * fpar__collective_type_size(type), in,
                     fpar__collective_type_size(type), it->lanes);
 }
 
-/* Deposit the caller's values.  The steady state (a later arrival of the
- * collective the first one recorded, which the first arrival checked) is
- * a comparison and a store. */
+/* Whether the running work-item's deposit is the steady state: a later
+ * arrival of the collective the first one recorded (which the first
+ * arrival checked). */
+static inline int fpar__collective_steady(const fpar__worker *w,
+                                          const fpar_item *it, unsigned op,
+                                          size_t src) {
+  const fpar__collective *c = &w->coll;
+
+  return !(
+      fpar__collective_first(w) || op != c->op || op == 0 ||
+      (src != c->src && fpar__collective_kind(op) == FPAR_GROUP_BROADCAST) ||
+      (it->lanes != 1 && !(op & FPAR_GROUP_LANE_FORM)));
+}
+
+/* Store the caller's values in its slots (the steady state). */
+static inline void fpar__collective_deposit(fpar__worker *w,
+                                            const fpar_item *it, unsigned op,
+                                            const void *in) {
+  size_t size = fpar__collective_type_size(fpar__collective_type(op));
+
+  fpar__copy_values(w->coll.slots + fpar_local_linear_id(it) * size, in, size,
+                    it->lanes);
+}
+
+/* Deposit the caller's values.  The steady state is a comparison and a
+ * store. */
 static inline void fpar__collective_arrive(fpar__worker *w, fpar_item *it,
                                            unsigned op, const void *in,
                                            size_t src, int phase) {
-  fpar__collective *c = &w->coll;
-  size_t size;
-
-  if (__builtin_expect(fpar__collective_first(w) || op != c->op ||
-                           (src != c->src && fpar__collective_kind(op) ==
-                                                 FPAR_GROUP_BROADCAST) ||
-                           (it->lanes != 1 && !(op & FPAR_GROUP_LANE_FORM)),
-                       0)) {
+  if (__builtin_expect(!fpar__collective_steady(w, it, op, src), 0)) {
     fpar__collective_arrive_slow(w, it, op, in, src, phase);
     return;
   }
-  size = fpar__collective_type_size(fpar__collective_type(op));
-  fpar__copy_values(c->slots + fpar_local_linear_id(it) * size, in, size,
-                    it->lanes);
+  fpar__collective_deposit(w, it, op, in);
 }
 
 static __attribute__((noinline, cold)) void
@@ -157,40 +172,83 @@ fpar__collective_bad_result(fpar__worker *w, const fpar_item *it, unsigned op) {
                     fpar_local_linear_id(it), op);
 }
 
-/* Read the caller's result of the collective `op` just combined. */
+/* Where the caller's result of the collective `op` is: the result, or
+ * (a scan's) its own slots. */
+static inline const unsigned char *
+fpar__collective_result_at(const fpar__worker *w, const fpar_item *it,
+                           unsigned op) {
+  const fpar__collective *c = &w->coll;
+
+  if (!fpar__collective_is_scan(fpar__collective_kind(op)))
+    return (const unsigned char *)&c->result;
+  return c->slots + fpar_local_linear_id(it) *
+                        fpar__collective_type_size(fpar__collective_type(op));
+}
+
+/* Read the caller's result of the collective `op` just combined.
+ * checked: whether op and the slots are still to be checked (a phase's
+ * read); a call that deposited has had both checked by its arrival. */
 static inline void fpar__collective_read(fpar__worker *w, const fpar_item *it,
-                                         unsigned op, void *out) {
+                                         unsigned op, void *out, int checked) {
   const fpar__collective *c = &w->coll;
   unsigned type = fpar__collective_type(op), lanes;
   size_t size, at;
 
-  if (__builtin_expect(type >= FPAR__COLLECTIVE_TYPES, 0))
+  if (checked && __builtin_expect(type >= FPAR__COLLECTIVE_TYPES, 0))
     fpar__collective_bad_result(w, it, op);
   size = fpar__collective_type_size(type);
   if (!fpar__collective_is_scan(fpar__collective_kind(op))) {
-    if (size == 4)
-      memcpy(out, &c->result, 4);
-    else
-      memcpy(out, &c->result, 8);
+    fpar__copy_values(out, fpar__collective_result_at(w, it, op), size, 1);
     return;
   }
   /* A scalar form reads one value, whatever the call covers. */
   lanes = op & FPAR_GROUP_LANE_FORM ? it->lanes : 1;
   at = fpar_local_linear_id(it) * size;
-  if (__builtin_expect(at + lanes * size > c->slot_bytes, 0))
+  if (checked && __builtin_expect(at + lanes * size > c->slot_bytes, 0))
     fpar__collective_bad_result(w, it, op);
-  fpar__copy_values(out, c->slots + at, size, lanes);
+  fpar__copy_values(out, fpar__collective_result_at(w, it, op), size, lanes);
 }
 
-int fpar_group_collective(fpar_item *it, unsigned op, const void *in, void *out,
-                          size_t src) {
-  fpar__worker *w = fpar__self;
-
+/* Everything but the steady state of a collective: its first and last
+ * arrivals, groups that run as loops or on copied fibers, misuse. */
+static __attribute__((noinline, cold)) int
+fpar__collective_slow(fpar__worker *w, fpar_item *it, unsigned op,
+                      const void *in, void *out, size_t src) {
   if (__builtin_expect(w == NULL, 0))
     return fpar__collective_outside();
   fpar__collective_arrive(w, it, op, in, src, 0);
   fpar__rendezvous(w, it, fpar__collective_name(op));
-  fpar__collective_read(w, it, op, out);
+  fpar__collective_read(w, it, op, out, 0);
+  return 0;
+}
+
+/* The steady state (a later arrival of one work-item, neither the first
+ * nor the last, on fibers with stacks of their own) is kept free of calls but
+ * the switch, like the barrier's: a call on the way would make every arrival
+ * save and restore callee-saved registers, on top of the switch's own saving.
+ * What the read needs crosses the switch in this frame. */
+int fpar_group_collective(fpar_item *it, unsigned op, const void *in, void *out,
+                          size_t src) {
+  fpar__worker *w = fpar__self;
+  struct {
+    const unsigned char *from;
+    void *out;
+    size_t size;
+  } call;
+
+  if (__builtin_expect(w == NULL || it->lanes != 1 ||
+                           !fpar__collective_steady(w, it, op, src) ||
+                           !fpar__rendezvous_steady(w, w->coll.site),
+                       0))
+    return fpar__collective_slow(w, it, op, in, out, src);
+  fpar__collective_deposit(w, it, op, in);
+  call.from = fpar__collective_result_at(w, it, op);
+  call.out = out;
+  call.size = fpar__collective_type_size(fpar__collective_type(op));
+  __asm__ volatile("" : : "m"(call));
+  fpar__group_pass_on_own(w, &w->run.ctx[w->run.cur]);
+  __asm__ volatile("" : "+m"(call));
+  fpar__copy_values(call.out, call.from, call.size, 1);
   return 0;
 }
 
@@ -209,6 +267,6 @@ int fpar_group_phase_result(fpar_item *it, unsigned op, void *out) {
 
   if (__builtin_expect(w == NULL, 0))
     return fpar__collective_outside();
-  fpar__collective_read(w, it, op, out);
+  fpar__collective_read(w, it, op, out, 1);
   return 0;
 }

@@ -300,29 +300,54 @@ static __attribute__((noinline)) void fpar__sg_last(fpar__worker *w, size_t f,
                        fpar__worker_tsan_fiber(w, first));
 }
 
+/* The first member of a sub-group records the operation and holds the
+ * group's rendezvous until the last member arrives. */
+static inline void fpar__sg_record(fpar__worker *w, const fpar_item *it,
+                                   unsigned kind, unsigned type, uint64_t a) {
+  fpar__group_run *g = &w->run;
+  fpar__subgroup_run *sg = &w->sg;
+
+  sg->group_site = g->site;
+  g->site = FPAR__SITE_SUBGROUP;
+  sg->first_item = fpar_local_linear_id(it);
+  sg->kind = kind;
+  sg->type = type;
+  sg->uniform = a;
+}
+
+/* Whether member j > 0 arrives at the operation the first member
+ * recorded, with the same uniform argument. */
+static inline int fpar__sg_matches(const fpar__worker *w, unsigned kind,
+                                   unsigned type, uint64_t a) {
+  const fpar__subgroup_run *sg = &w->sg;
+
+  return w->run.site == FPAR__SITE_SUBGROUP && sg->kind == kind &&
+         sg->type == type &&
+         (fpar__sg_uniform_name(kind) == NULL || a == sg->uniform);
+}
+
 /* The operation `kind` on `type` of work-item it, with its value v and
- * argument a (uniform where fpar__sg_uniform_name() names it).  Inlined
- * into each public function, so that kind and type are constants; the
- * members but the last only store and switch. */
-static inline __attribute__((always_inline)) uint64_t
-fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
-            uint64_t a) {
+ * argument a (uniform where fpar__sg_uniform_name() names it), in any
+ * state: its names are looked up only on the way to a fault. */
+static __attribute__((noinline)) uint64_t
+fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
+                 uint64_t a) {
   fpar__worker *w = fpar__self;
-  const char *name = fpar__subgroup_name(kind, type);
   fpar__group_run *g;
   fpar__subgroup_run *sg;
   size_t s, j, n, f;
 
   if (__builtin_expect(w == NULL, 0))
-    return fpar__sg_outside(name);
+    return fpar__sg_outside(fpar__subgroup_name(kind, type));
   if (__builtin_expect(w->launch == NULL || !w->launch->spec.subgroup_ops, 0))
-    fpar__sg_refused(w, it, name);
+    fpar__sg_refused(w, it, fpar__subgroup_name(kind, type));
   s = it->geometry->sub_group_size;
   j = it->local_id[0] % s;
   n = it->geometry->local_range[0] - (it->local_id[0] - j);
   n = n < s ? n : s;
   if ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) && a >= n)
-    fpar__sg_bad_lane(w, fpar_local_linear_id(it), a, name, n);
+    fpar__sg_bad_lane(w, fpar_local_linear_id(it), a,
+                      fpar__subgroup_name(kind, type), n);
   if (n == 1) {
     uint64_t out;
     fpar__sg_compute(kind, type, a, &v, &a, &out, 1);
@@ -331,22 +356,14 @@ fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
   g = &w->run;
   sg = &w->sg;
   if (__builtin_expect(g->fibers == FPAR__LOOP, 0))
-    fpar__sg_from_loop(w, fpar_local_linear_id(it), j, name);
+    fpar__sg_from_loop(w, fpar_local_linear_id(it), j,
+                       fpar__subgroup_name(kind, type));
   f = g->cur;
-  if (j == 0) {
-    sg->group_site = g->site;
-    g->site = FPAR__SITE_SUBGROUP;
-    sg->first_item = fpar_local_linear_id(it);
-    sg->kind = kind;
-    sg->type = type;
-    sg->uniform = a;
-  } else if (__builtin_expect(
-                 g->site != FPAR__SITE_SUBGROUP || sg->kind != kind ||
-                     sg->type != type ||
-                     (fpar__sg_uniform_name(kind) != NULL && a != sg->uniform),
-                 0)) {
-    fpar__sg_check_member(w, fpar_local_linear_id(it), j, kind, type, a, name);
-  }
+  if (j == 0)
+    fpar__sg_record(w, it, kind, type, a);
+  else if (__builtin_expect(!fpar__sg_matches(w, kind, type, a), 0))
+    fpar__sg_check_member(w, fpar_local_linear_id(it), j, kind, type, a,
+                          fpar__subgroup_name(kind, type));
   if (__builtin_expect(sg->v == NULL, 0))
     fpar__sg_alloc(w);
   sg->v->in[j] = v;
@@ -356,6 +373,45 @@ fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
   else
     fpar__sg_last(w, f, n);
   return sg->v->out[j];
+}
+
+/* The operation, inlined into each public function so that kind and type
+ * are constants.  The steady state (a member but the last, on fibers with
+ * stacks of their own, at the operation recorded) stores and switches
+ * without any other call, like the barrier's: a call on the way would
+ * make every member save and restore callee-saved registers on top of
+ * the switch's own saving.  Its member index crosses the switch in this
+ * frame.  Everything else, and every fault, is fpar__sg_op_slow. */
+static inline __attribute__((always_inline)) uint64_t
+fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
+            uint64_t a) {
+  fpar__worker *w = fpar__self;
+  size_t s, n, j;
+
+  if (__builtin_expect(w == NULL || w->launch == NULL ||
+                           !w->launch->spec.subgroup_ops ||
+                           w->run.fibers != FPAR__FIBERS_OWN || w->sg.v == NULL,
+                       0))
+    return fpar__sg_op_slow(it, kind, type, v, a);
+  s = it->geometry->sub_group_size;
+  j = it->local_id[0] % s;
+  n = it->geometry->local_range[0] - (it->local_id[0] - j);
+  n = n < s ? n : s;
+  if (__builtin_expect(
+          j + 1 >= n ||
+              ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) &&
+               a >= n) ||
+              (j != 0 && !fpar__sg_matches(w, kind, type, a)),
+          0))
+    return fpar__sg_op_slow(it, kind, type, v, a);
+  if (j == 0)
+    fpar__sg_record(w, it, kind, type, a);
+  w->sg.v->in[j] = v;
+  w->sg.v->arg[j] = a;
+  __asm__ volatile("" : "+m"(j));
+  fpar__group_pass_on_own(w, &w->run.ctx[w->run.cur]);
+  __asm__ volatile("" : "+m"(j));
+  return fpar__self->sg.v->out[j];
 }
 
 /* ---- The public operations ------------------------------------------------

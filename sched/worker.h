@@ -84,9 +84,10 @@ typedef struct fpar__phase_mem {
  * per work-item, in local linear id order), the last one combines them.
  * The slots are the worker's, grown on demand, reused by every group. */
 typedef struct fpar__collective {
-  unsigned op;     /* FPAR_GROUP_OP of the pending collective; 0: none */
-  size_t src;      /* its broadcast source */
-  uint64_t result; /* a broadcast's, reduction's, any's or all's value */
+  unsigned op;      /* FPAR_GROUP_OP of the pending collective; 0: none */
+  const char *site; /* its rendezvous site, fpar__collective_name(op) */
+  size_t src;       /* its broadcast source */
+  uint64_t result;  /* a broadcast's, reduction's, any's or all's value */
   unsigned char *slots;
   size_t slot_bytes;
 } fpar__collective;
