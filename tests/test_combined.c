@@ -778,29 +778,6 @@ END_TEST
 /* ---- FIBERPAR_TRACE --------------------------------------------------------
  */
 
-static char *read_all(const char *path) {
-  FILE *f = fopen(path, "r");
-  char *buf = malloc(1 << 20);
-  size_t n;
-
-  ck_assert_ptr_nonnull(f);
-  ck_assert_ptr_nonnull(buf);
-  n = fread(buf, 1, (1 << 20) - 1, f);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
-}
-
-static int count(const char *haystack, const char *needle) {
-  int n = 0;
-
-  while ((haystack = strstr(haystack, needle)) != NULL) {
-    n++;
-    haystack += strlen(needle);
-  }
-  return n;
-}
-
 /* The mixed kernel (collectives, sub-group operations, barriers) and the
  * collectives of every form over each shape, traced: one record per
  * launch and per group, each group once, the launch's group count. */
@@ -856,34 +833,37 @@ START_TEST(test_trace) {
     free(in), free(o), free(pred), free(b);
   }
   fpar_test_env_fini(&e);
-  json = read_all(path);
+  json = fpar_test_read_file(path);
   unlink(path);
   ck_assert_msg(strncmp(json, head, sizeof head - 1) == 0, "not a trace: %.80s",
                 json);
   ck_assert_msg(strstr(json, "\n]") != NULL && json[strlen(json) - 2] == '}',
                 "unterminated trace");
-  ck_assert_int_eq(count(json, "\"cat\":\"launch\""), (int)NUM_SHAPES + 2);
-  ck_assert_int_eq(count(json, "\"cat\":\"group\""), (int)total + 2 * 45);
-  ck_assert_int_eq(count(json, "\"name\":\"phase\""), 2 + 2 * 45);
-  ck_assert_int_eq(count(json, "\"barriers\":5}"), 2 * 45);
-  ck_assert_int_eq(count(json, "\"name\":\"mixed\""),
+  ck_assert_int_eq(fpar_test_count(json, "\"cat\":\"launch\""),
+                   (int)NUM_SHAPES + 2);
+  ck_assert_int_eq(fpar_test_count(json, "\"cat\":\"group\""),
+                   (int)total + 2 * 45);
+  ck_assert_int_eq(fpar_test_count(json, "\"name\":\"phase\""), 2 + 2 * 45);
+  ck_assert_int_eq(fpar_test_count(json, "\"barriers\":5}"), 2 * 45);
+  ck_assert_int_eq(fpar_test_count(json, "\"name\":\"mixed\""),
                    (int)(NUM_SHAPES + total));
-  ck_assert_int_eq(count(json, "\"failed\""), 0);
+  ck_assert_int_eq(fpar_test_count(json, "\"failed\""), 0);
   /* Two barriers and a collective in every group, the group of one too
    * (sub-group operations are no group barriers). */
-  ck_assert_int_eq(count(json, "\"barriers\":3}"), (int)total);
-  ck_assert_int_eq(count(json, "\"result\":\"ok\""), (int)NUM_SHAPES + 2);
+  ck_assert_int_eq(fpar_test_count(json, "\"barriers\":3}"), (int)total);
+  ck_assert_int_eq(fpar_test_count(json, "\"result\":\"ok\""),
+                   (int)NUM_SHAPES + 2);
   /* 1000 / 64: 16 groups, the last one [15]; 17 x 9 x 5 / 4 x 4 x 2 (three
    * launches): 5 x 3 x 3 groups, the last [4,2,2]; with 6 x 4 x 2: 3 x 3 x
    * 3, the last [2,2,2]. */
-  ck_assert_int_eq(count(json, "\"groups\":16,"), 2);
-  ck_assert_int_eq(count(json, "\"groups\":45,"), 3);
-  ck_assert_int_eq(count(json, "\"groups\":27,"), 1);
-  ck_assert_int_eq(count(json, "\"group\":[15]"), 2);
-  ck_assert_int_eq(count(json, "\"group\":[4,2,2]"), 3);
-  ck_assert_int_eq(count(json, "\"group\":[2,2,2]"), 4);
+  ck_assert_int_eq(fpar_test_count(json, "\"groups\":16,"), 2);
+  ck_assert_int_eq(fpar_test_count(json, "\"groups\":45,"), 3);
+  ck_assert_int_eq(fpar_test_count(json, "\"groups\":27,"), 1);
+  ck_assert_int_eq(fpar_test_count(json, "\"group\":[15]"), 2);
+  ck_assert_int_eq(fpar_test_count(json, "\"group\":[4,2,2]"), 3);
+  ck_assert_int_eq(fpar_test_count(json, "\"group\":[2,2,2]"), 4);
   snprintf(key, sizeof key, "\"global\":[1000],\"local\":[64]");
-  ck_assert_int_eq(count(json, key), 2);
+  ck_assert_int_eq(fpar_test_count(json, key), 2);
   free(json);
 }
 END_TEST

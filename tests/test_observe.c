@@ -210,54 +210,33 @@ static void run_traced_kernels(fpar_queue *q) {
     ck_assert_uint_eq(out[i], rotate_reference(i) + 1);
 }
 
-/* The whole file, NUL-terminated (the caller frees it). */
-static char *read_file(const char *path) {
-  FILE *f = fopen(path, "r");
-  char *buf = malloc(1 << 20);
-  size_t n;
-
-  ck_assert_ptr_nonnull(f);
-  ck_assert_ptr_nonnull(buf);
-  n = fread(buf, 1, (1 << 20) - 1, f);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
-}
-
-static int count(const char *haystack, const char *needle) {
-  int n = 0;
-
-  while ((haystack = strstr(haystack, needle)) != NULL) {
-    n++;
-    haystack += strlen(needle);
-  }
-  return n;
-}
-
 /* What the two launches must leave in a trace (its JSON is parsed by
  * tests/test_trace.sh). */
 static void check_trace(const char *path, const char *workers) {
   char name[64];
-  char *json = read_file(path);
+  char *json = fpar_test_read_file(path);
   static const char head[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
 
   ck_assert_msg(strncmp(json, head, sizeof head - 1) == 0, "not a trace: %.80s",
                 json);
-  ck_assert_int_eq(count(json, "\"cat\":\"launch\""), 2);
-  ck_assert_int_eq(count(json, "\"cat\":\"group\""), 2 * TRACE_GROUPS);
+  ck_assert_int_eq(fpar_test_count(json, "\"cat\":\"launch\""), 2);
+  ck_assert_int_eq(fpar_test_count(json, "\"cat\":\"group\""),
+                   2 * TRACE_GROUPS);
   /* The name is escaped, and names each group of its launch. */
-  ck_assert_int_eq(count(json, "\"name\":\"rotate \\\"x\\\"\""),
+  ck_assert_int_eq(fpar_test_count(json, "\"name\":\"rotate \\\"x\\\"\""),
                    1 + TRACE_GROUPS);
-  ck_assert_int_eq(count(json, "\"name\":\"(unnamed)\""), 1 + TRACE_GROUPS);
-  ck_assert_int_eq(count(json, "\"barriers\":2}"), TRACE_GROUPS);
-  ck_assert_int_eq(count(json, "\"barriers\":0}"), TRACE_GROUPS);
-  ck_assert_int_eq(count(json, "\"group\":[1,0,2]"), 2);
-  ck_assert_int_eq(count(json, "\"global\":[6,5,3],\"local\":[3,5,1]"), 2);
+  ck_assert_int_eq(fpar_test_count(json, "\"name\":\"(unnamed)\""),
+                   1 + TRACE_GROUPS);
+  ck_assert_int_eq(fpar_test_count(json, "\"barriers\":2}"), TRACE_GROUPS);
+  ck_assert_int_eq(fpar_test_count(json, "\"barriers\":0}"), TRACE_GROUPS);
+  ck_assert_int_eq(fpar_test_count(json, "\"group\":[1,0,2]"), 2);
+  ck_assert_int_eq(
+      fpar_test_count(json, "\"global\":[6,5,3],\"local\":[3,5,1]"), 2);
   snprintf(name, sizeof name, "\"name\":\"%s0\"", workers);
-  ck_assert_int_eq(count(json, name), 1);
+  ck_assert_int_eq(fpar_test_count(json, name), 1);
   snprintf(name, sizeof name, "\"name\":\"%s1\"", workers);
-  ck_assert_int_eq(count(json, name), 1);
-  ck_assert_int_eq(count(json, "\"name\":\"launches\""), 1);
+  ck_assert_int_eq(fpar_test_count(json, name), 1);
+  ck_assert_int_eq(fpar_test_count(json, "\"name\":\"launches\""), 1);
   ck_assert_msg(strstr(json, "\n]") != NULL && json[strlen(json) - 2] == '}',
                 "unterminated trace");
   free(json);
@@ -336,10 +315,10 @@ START_TEST(test_trace_failed_group) {
   ck_assert_fpar_err(fpar_event_wait(ev), FPAR_EDIVERGENCE);
   fpar_event_release(ev);
   fpar_test_env_fini(&e);
-  json = read_file(path);
-  ck_assert_int_eq(count(json, "\"cat\":\"group\""), 1);
-  ck_assert_int_eq(count(json, "\"failed\":true"), 1);
-  ck_assert_int_eq(count(json, "\"result\":\"FPAR_EDIVERGENCE\""), 1);
+  json = fpar_test_read_file(path);
+  ck_assert_int_eq(fpar_test_count(json, "\"cat\":\"group\""), 1);
+  ck_assert_int_eq(fpar_test_count(json, "\"failed\":true"), 1);
+  ck_assert_int_eq(fpar_test_count(json, "\"result\":\"FPAR_EDIVERGENCE\""), 1);
   free(json);
   unlink(path);
 }
@@ -381,11 +360,12 @@ START_TEST(test_trace_scoped_and_names) {
   fpar_test_env_fini(&e);
   for (int g = 0; g < 5; g++)
     ck_assert_uint_eq(out[g], 2); /* the group function, then the kernel */
-  json = read_file(path);
-  ck_assert_int_eq(count(json, "\"model\":\"scoped\""), 1);
-  ck_assert_int_eq(count(json, "\"barriers\":3}"), 5);
+  json = fpar_test_read_file(path);
+  ck_assert_int_eq(fpar_test_count(json, "\"model\":\"scoped\""), 1);
+  ck_assert_int_eq(fpar_test_count(json, "\"barriers\":3}"), 5);
   snprintf(want, sizeof want, "\"name\":\"%.62s?\"", name);
-  ck_assert_int_eq(count(json, want), 2); /* the launch and its group */
+  ck_assert_int_eq(fpar_test_count(json, want),
+                   2); /* the launch and its group */
   free(json);
   unlink(path);
 }
@@ -401,7 +381,7 @@ START_TEST(test_trace_unwritable) {
   ck_assert_int_eq(
       setenv("FIBERPAR_TRACE", "/nonexistent-dir/fpar/trace.json", 1), 0);
   ck_assert_fpar_ok(fpar_test_create_captured(&rt, out, sizeof out));
-  ck_assert_int_eq(count(out, "FIBERPAR_TRACE"), 1);
+  ck_assert_int_eq(fpar_test_count(out, "FIBERPAR_TRACE"), 1);
   ck_assert_contains(out, "cannot create \"/nonexistent-dir/fpar/trace.json\": "
                           "No such file or directory; tracing is off");
   ck_assert_fpar_ok(fpar_queue_create(rt, 0, &q));

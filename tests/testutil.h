@@ -74,6 +74,32 @@ static inline int fpar_test_create_captured(fpar_runtime **rt, char *out,
   return err;
 }
 
+/* The whole file at path, up to 1 MiB, NUL-terminated (the caller frees
+ * it). */
+static inline char *fpar_test_read_file(const char *path) {
+  FILE *f = fopen(path, "r");
+  char *buf = malloc(1 << 20);
+  size_t n;
+
+  ck_assert_ptr_nonnull(f);
+  ck_assert_ptr_nonnull(buf);
+  n = fread(buf, 1, (1 << 20) - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+/* How often needle occurs in haystack, without overlaps. */
+static inline int fpar_test_count(const char *haystack, const char *needle) {
+  int n = 0;
+
+  while ((haystack = strstr(haystack, needle)) != NULL) {
+    n++;
+    haystack += strlen(needle);
+  }
+  return n;
+}
+
 /* A runtime and one queue. */
 typedef struct fpar_test_env {
   fpar_runtime *rt;
