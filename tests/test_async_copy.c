@@ -308,10 +308,14 @@ START_TEST(test_src_differs) {
 }
 END_TEST
 
+/* The misuse kernels below copy into group-local memory: the two groups
+ * run on two workers at once, and copies of both into one global buffer
+ * would race. */
 static void unknown_event_kernel(fpar_item *it, void *p) {
+  int32_t *local = fpar_group_local_memory(it, 16 * 4, 0);
   fpar_copy_event e = 3;
   (void)p;
-  fpar_async_work_group_copy(it, misuse_buf, misuse_buf + 32, 4, 4, 0);
+  fpar_async_work_group_copy(it, local, misuse_buf + 32, 4, 4, 0);
   fpar_wait_group_events(it, 1, &e);
 }
 
@@ -323,11 +327,11 @@ START_TEST(test_unknown_event) {
 END_TEST
 
 static void wait_differs_kernel(fpar_item *it, void *p) {
+  int32_t *local = fpar_group_local_memory(it, 16 * 4, 0);
   fpar_copy_event e[2];
   (void)p;
-  e[0] = fpar_async_work_group_copy(it, misuse_buf, misuse_buf + 32, 4, 4, 0);
-  e[1] =
-      fpar_async_work_group_copy(it, misuse_buf + 8, misuse_buf + 40, 4, 4, 0);
+  e[0] = fpar_async_work_group_copy(it, local, misuse_buf + 32, 4, 4, 0);
+  e[1] = fpar_async_work_group_copy(it, local + 8, misuse_buf + 40, 4, 4, 0);
   fpar_wait_group_events(it, fpar_local_id(it, 0) == 2 ? 2 : 1, e);
 }
 
