@@ -27,7 +27,7 @@
 #include "sched/phase.h"
 
 /* Memory of the group being started, grown if the launch needs more. */
-static const fpar__phase_mem *fpar__phase_mem_for(fpar__worker *w) {
+static fpar__phase_mem *fpar__phase_mem_for(fpar__worker *w) {
   const fpar__launch *l = w->launch;
   fpar__phase_mem *m = &w->phase;
   size_t align = l->spec.state_align > 64 ? l->spec.state_align : 64;
@@ -43,6 +43,7 @@ static const fpar__phase_mem *fpar__phase_mem_for(fpar__worker *w) {
                         l->spec.state_size, l->spec.group_fibers);
     m->state_bytes = bytes;
     m->state_align = align;
+    m->cleared_for = NULL;
   }
   if (m->num_stops < l->spec.group_fibers) {
     free(m->stops);
@@ -95,45 +96,48 @@ fpar__phase_mismatch(fpar__worker *w, const unsigned *stops) {
                     i, site, items, first);
 }
 
+/* Whether the n states of `size` bytes at s are all equal: each equals
+ * the next. */
+static int fpar__phase_uniform(const char *s, size_t size, size_t n) {
+  return n < 2 || memcmp(s, s + size, (n - 1) * size) == 0;
+}
+
 /* Run the phase that resumes after barrier `resume` (0: the start) for
- * every row of the group: in reverse order in debug mode.  Returns where
- * the calls stopped. */
-static unsigned fpar__phase_step(fpar__worker *w, fpar_item *it, void *local,
-                                 const fpar__phase_mem *m, unsigned resume) {
+ * every call of the group (rows and calls in reverse order in debug mode).
+ * The first phase reads no state (it is uninitialised), so it runs as
+ * uniform; later ones when the states are equal.  Returns where the calls
+ * stopped. */
+static unsigned fpar__phase_step(fpar__worker *w, const fpar_item *it,
+                                 void *local, const fpar__phase_mem *m,
+                                 unsigned resume) {
   const fpar__launch *l = w->launch;
-  const size_t *lr = it->geometry->local_range;
-  size_t rows = lr[1] * lr[2], per_row = w->run.size / rows, r;
-  unsigned diff = 0;
+  int uniform = resume == 0 ||
+                fpar__phase_uniform(m->states, l->spec.state_size, w->run.size);
 
-  for (r = 0; r < rows; r++) {
-    size_t row = l->spec.phase_debug ? rows - 1 - r : r, f = row * per_row;
-
-    it->local_id[0] = 0;
-    it->local_id[1] = row % lr[1];
-    it->local_id[2] = row / lr[1];
-    it->row_linear = lr[0] * row;
-    diff |= l->spec.phase_rows(it, l->spec.args, local,
-                               m->states + f * l->spec.state_size, m->stops + f,
-                               lr[0], resume);
-  }
-  for (r = 1; r < rows; r++)
-    diff |= m->stops[r * per_row] ^ m->stops[0];
-  if (diff != 0)
+  if (l->spec.phase_rows(it, l->spec.args, local, m->states, m->stops, resume,
+                         uniform) != 0)
     fpar__phase_mismatch(w, m->stops);
   return m->stops[0];
 }
 
 void fpar__phase_run_group(fpar__worker *w, size_t linear) {
   const fpar__launch *l = w->launch;
-  const fpar__phase_mem *m;
+  fpar__phase_mem *m;
   void *local = NULL;
   fpar_item it;
   unsigned stop = 0;
 
   fpar__group_begin(w, linear, &it);
   m = fpar__phase_mem_for(w);
-  if (l->spec.phase_debug)
+  if (l->spec.phase_debug) {
     memset(m->states, 0xff, l->spec.group_fibers * l->spec.state_size);
+    m->cleared_for = NULL;
+  } else if (m->cleared_for != l) {
+    /* Padding and fields a kernel never writes then hold the same bytes
+     * in every state, which the uniform check compares. */
+    memset(m->states, 0, l->spec.group_fibers * l->spec.state_size);
+    m->cleared_for = l;
+  }
   /* The local struct is the group's first object, as on fibers. */
   if (l->spec.local_size != 0)
     local =

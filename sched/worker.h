@@ -75,6 +75,7 @@ extern const char fpar__site_exit[];
 typedef struct fpar__phase_mem {
   char *states;
   size_t state_bytes, state_align;
+  const void *cleared_for; /* the launch whose states were zeroed */
   unsigned *stops;
   size_t num_stops;
 } fpar__phase_mem;

@@ -91,16 +91,19 @@ extern "C" {
 #endif
 
 /** Runs phase `resume` (0: the start of the kernel, else the index of the
- *  barrier the work-items stopped at) for the calls of one row of a work
- *  group, from it's local id to x_end - 1.  local is the group's local
- *  struct (FPAR_PHASE_KERNEL_LOCAL) or NULL; states and stops hold one
- *  entry per call of the row.  Each call's stop is written to stops: 0 if
- *  the call returned from the kernel, else line << 8 | index of the
- *  barrier where it stopped.  Returns 0 when all stops of the row are
- *  equal.  Made by FPAR_PHASE_KERNEL. */
-typedef unsigned (*fpar_phase_rows_fn)(fpar_item *it, void *args, void *local,
-                                       void *states, unsigned *stops,
-                                       size_t x_end, unsigned resume);
+ *  barrier the work-items stopped at) for every call of a work group:
+ *  row after row (dimensions 1 and 2), each row one loop over its calls.
+ *  it is the group's work-item 0; local is the group's local struct
+ *  (FPAR_PHASE_KERNEL_LOCAL) or NULL; states and stops hold one entry per
+ *  call, row after row.  Each call's stop is written to stops: 0 if the
+ *  call returned from the kernel, else line << 8 | index of the barrier
+ *  where it stopped.  uniform: every state holds the same bytes (the
+ *  runner may then start each call from a copy of state 0).  Returns 0
+ *  when all stops of the group are equal.  Made by FPAR_PHASE_KERNEL. */
+typedef unsigned (*fpar_phase_rows_fn)(const fpar_item *it, void *args,
+                                       void *local, void *states,
+                                       unsigned *stops, unsigned resume,
+                                       int uniform);
 
 /** A kernel and its runners, made by FPAR_KERNEL, FPAR_LANE_KERNEL,
  *  FPAR_PHASE_KERNEL or FPAR_PHASE_LANE_KERNEL; set it as
@@ -192,7 +195,7 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
 #define FPAR_PHASE_KERNEL(name, it, args, state_type, st)                      \
   FPAR__PHASE_KERNEL(name, fpar_item, it, args, state_type, st, void,          \
                      fpar_no_local_, 0, 1, FPAR__PHASE_ITEM_CALL, 1,           \
-                     FPAR__PHASE_ONE_LANE)
+                     FPAR__PHASE_ONE_LANE, FPAR__PHASE_SIMD)
 
 /** FPAR_PHASE_KERNEL with a group-local struct, OpenCL's __local
  *  declarations: `lm` points at the group's `local_type`, zero-filled when
@@ -202,7 +205,8 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
                                 lm)                                            \
   FPAR__PHASE_KERNEL(name, fpar_item, it, args, state_type, st, local_type,    \
                      lm, sizeof(local_type), __alignof__(local_type),          \
-                     FPAR__PHASE_ITEM_CALL, 1, FPAR__PHASE_ONE_LANE)
+                     FPAR__PHASE_ITEM_CALL, 1, FPAR__PHASE_ONE_LANE,           \
+                     FPAR__PHASE_SIMD)
 
 /** FPAR_PHASE_KERNEL in lane form (needs <fiberpar/simd.h>): the body
  *  receives `fpar_lanes *lk` for a sub-group of FPAR_SIMD_WIDTH
@@ -210,7 +214,8 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
 #define FPAR_PHASE_LANE_KERNEL(name, lk, args, state_type, st)                 \
   FPAR__PHASE_KERNEL(name, fpar_lanes, lk, args, state_type, st, void,         \
                      fpar_no_local_, 0, 1, FPAR__PHASE_LANES_CALL,             \
-                     FPAR_SIMD_WIDTH, FPAR__PHASE_TAIL_LANES)
+                     FPAR_SIMD_WIDTH, FPAR__PHASE_TAIL_LANES,                  \
+                     FPAR__PHASE_NO_SIMD)
 
 /** FPAR_PHASE_LANE_KERNEL with a group-local struct (see
  *  FPAR_PHASE_KERNEL_LOCAL). */
@@ -219,7 +224,7 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
   FPAR__PHASE_KERNEL(name, fpar_lanes, lk, args, state_type, st, local_type,   \
                      lm, sizeof(local_type), __alignof__(local_type),          \
                      FPAR__PHASE_LANES_CALL, FPAR_SIMD_WIDTH,                  \
-                     FPAR__PHASE_TAIL_LANES)
+                     FPAR__PHASE_TAIL_LANES, FPAR__PHASE_NO_SIMD)
 
 /** Open the phases of a phase kernel's body: the code before it is the
  *  prologue, run at the start of every phase. */
@@ -250,14 +255,14 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
  * runner's item stands for, and the runners. */
 #define FPAR__PHASE_KERNEL(name, item_type, it, args, state_type, st,          \
                            local_type, lm, local_size, local_align, call,      \
-                           step, lanes_at)                                     \
+                           step, lanes_at, simd)                               \
   FPAR__PHASE_BODY(name, item_type, it, args, state_type, st, local_type, lm); \
   FPAR__ALWAYS_INLINE unsigned name##_fpar_call_(                              \
       fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,                   \
       state_type *fpar_st_, unsigned fpar_resume_, const char **fpar_site_){   \
       call(name, local_type)} FPAR__PHASE_RUNNERS(name, state_type,            \
                                                   local_size, local_align,     \
-                                                  step, lanes_at)              \
+                                                  step, lanes_at, simd)        \
       FPAR__PHASE_BODY(name, item_type, it, args, state_type, st, local_type,  \
                        lm)
 
@@ -302,75 +307,124 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
                                    : (unsigned)FPAR_SIMD_WIDTH)
 #define FPAR__PHASE_ONE_LANE(x, x_end) 1u
 
-/* The runners: the row loop (one for every resume index below 8, where the
- * body's switch folds to straight code, and a generic one), its debug
- * form, the fiber form, and the fpar_kernel.  Loops make the group's local
- * struct once, as its first group-local object; the fiber form asks for it
- * at the start of every call. */
+/* The runners: the group's loops (one for every resume index below 8,
+ * where the body's switch folds to straight code, and a generic one), its
+ * debug form, the fiber form, and the fpar_kernel.  Loops make the group's
+ * local struct once, as its first group-local object; the fiber form asks
+ * for it at the start of every call.
+ *
+ * The loop over a row's calls is what the compiler must vectorize across
+ * work-items, as PoCL's work-item loops are.  Its counter is an int (group
+ * sizes are below 2^31), so that ids the kernel converts to int stay affine
+ * in it; its iterations carry no dependences by the OpenCL rules
+ * (FPAR__PHASE_SIMD says so); the stops are stored per call and folded
+ * into an or and an and, which tell after the loops whether they agree.
+ *
+ * A state that is the same in every call at the start of a phase (the
+ * loop counters around barriers, which the OpenCL rules make uniform, are
+ * most states) runs the uniform loop: each call starts from a private copy
+ * of call 0's state, loaded before the loops, so the compiler sees its
+ * fields as invariant (a loop bound, a stride: contiguous accesses instead
+ * of gathers, loops split at `lid < s` instead of masked), and the copy is
+ * stored back after the call.  The phase runner (sched/phase.c) checks the
+ * states before each phase. */
 #define FPAR__PHASE_RUNNERS(name, state_type, local_size, local_align, step,   \
-                            lanes_at)                                          \
+                            lanes_at, simd)                                    \
   static __attribute__((noinline)) unsigned name##_fpar_outline_(              \
       fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,                   \
       state_type *fpar_st_, unsigned fpar_resume_, const char **fpar_site_) {  \
     return name##_fpar_call_(fpar_it_, fpar_args_, fpar_lm_, fpar_st_,         \
                              fpar_resume_, fpar_site_);                        \
   }                                                                            \
-  FPAR__ALWAYS_INLINE unsigned name##_fpar_row_(                               \
-      fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,                   \
-      void *fpar_states_, unsigned *fpar_stops_, size_t fpar_x_end_,           \
-      unsigned fpar_resume_, int fpar_debug_) {                                \
-    state_type *fpar_sts_ = (state_type *)fpar_states_;                        \
+  FPAR__ALWAYS_INLINE unsigned name##_fpar_group_(                             \
+      const fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,             \
+      void *fpar_states_, unsigned *fpar_stops_, unsigned fpar_resume_,        \
+      int fpar_way_) {                                                         \
+    const size_t *fpar_lr_ = fpar_it_->geometry->local_range;                  \
+    const int fpar_nx_ = (int)((fpar_lr_[0] + (step)-1) / (step));             \
+    const size_t fpar_rows_ = fpar_lr_[1] * fpar_lr_[2];                       \
+    const state_type fpar_st0_ = *(state_type *)fpar_states_;                  \
     fpar_item fpar_row_ = *fpar_it_;                                           \
-    const char *fpar_site_;                                                    \
-    size_t fpar_x0_ = fpar_local_id(fpar_it_, 0);                              \
-    size_t fpar_n_ = (fpar_x_end_ - fpar_x0_ + (step)-1) / (step), fpar_j_;    \
     unsigned fpar_or_ = 0, fpar_and_ = ~0u;                                    \
-    for (fpar_j_ = 0; fpar_j_ < fpar_n_; fpar_j_++) {                          \
-      size_t fpar_i_ = fpar_debug_ ? fpar_n_ - 1 - fpar_j_ : fpar_j_;          \
-      size_t fpar_x_ = fpar_x0_ + fpar_i_ * (step);                            \
-      unsigned fpar_stop_;                                                     \
-      fpar_item_seek(&fpar_row_, fpar_x_, lanes_at(fpar_x_, fpar_x_end_),      \
-                     (local_size) != 0);                                       \
-      if (fpar_debug_) {                                                       \
-        fpar_phase_poison_stack();                                             \
-        fpar_stop_ = name##_fpar_outline_(&fpar_row_, fpar_args_, fpar_lm_,    \
-                                          &fpar_sts_[fpar_i_], fpar_resume_,   \
-                                          &fpar_site_);                        \
+    size_t fpar_r_;                                                            \
+    int fpar_j_;                                                               \
+    for (fpar_r_ = 0; fpar_r_ < fpar_rows_; fpar_r_++) {                       \
+      size_t fpar_y_ =                                                         \
+          fpar_way_ == FPAR__PHASE_DEBUG ? fpar_rows_ - 1 - fpar_r_ : fpar_r_; \
+      state_type *fpar_sts_ =                                                  \
+          (state_type *)fpar_states_ + fpar_y_ * (size_t)fpar_nx_;             \
+      unsigned *fpar_stp_ = fpar_stops_ + fpar_y_ * (size_t)fpar_nx_;          \
+      fpar_row_.local_id[1] = fpar_y_ % fpar_lr_[1];                           \
+      fpar_row_.local_id[2] = fpar_y_ / fpar_lr_[1];                           \
+      fpar_row_.row_linear = fpar_lr_[0] * fpar_y_;                            \
+      if (fpar_way_ == FPAR__PHASE_DEBUG) {                                    \
+        for (fpar_j_ = fpar_nx_ - 1; fpar_j_ >= 0; fpar_j_--) {                \
+          size_t fpar_x_ = (size_t)(fpar_j_ * (step));                         \
+          const char *fpar_site_;                                              \
+          fpar_item_seek(&fpar_row_, fpar_x_, lanes_at(fpar_x_, fpar_lr_[0]),  \
+                         (local_size) != 0);                                   \
+          fpar_phase_poison_stack();                                           \
+          fpar_stp_[fpar_j_] = name##_fpar_outline_(                           \
+              &fpar_row_, fpar_args_, fpar_lm_, &fpar_sts_[fpar_j_],           \
+              fpar_resume_, &fpar_site_);                                      \
+          fpar_or_ |= fpar_stp_[fpar_j_];                                      \
+          fpar_and_ &= fpar_stp_[fpar_j_];                                     \
+        }                                                                      \
+      } else if (fpar_way_ == FPAR__PHASE_UNIFORM) {                           \
+        simd for (fpar_j_ = 0; fpar_j_ < fpar_nx_; fpar_j_++) {                \
+          size_t fpar_x_ = (size_t)(fpar_j_ * (step));                         \
+          state_type fpar_st_ = fpar_st0_;                                     \
+          const char *fpar_site_;                                              \
+          unsigned fpar_stop_;                                                 \
+          fpar_item_seek(&fpar_row_, fpar_x_, lanes_at(fpar_x_, fpar_lr_[0]),  \
+                         (local_size) != 0);                                   \
+          fpar_stop_ =                                                         \
+              name##_fpar_call_(&fpar_row_, fpar_args_, fpar_lm_, &fpar_st_,   \
+                                fpar_resume_, &fpar_site_);                    \
+          fpar_sts_[fpar_j_] = fpar_st_;                                       \
+          fpar_stp_[fpar_j_] = fpar_stop_;                                     \
+          fpar_or_ |= fpar_stop_;                                              \
+          fpar_and_ &= fpar_stop_;                                             \
+        }                                                                      \
       } else {                                                                 \
-        fpar_stop_ =                                                           \
-            name##_fpar_call_(&fpar_row_, fpar_args_, fpar_lm_,                \
-                              &fpar_sts_[fpar_i_], fpar_resume_, &fpar_site_); \
+        simd for (fpar_j_ = 0; fpar_j_ < fpar_nx_; fpar_j_++) {                \
+          size_t fpar_x_ = (size_t)(fpar_j_ * (step));                         \
+          const char *fpar_site_;                                              \
+          unsigned fpar_stop_;                                                 \
+          fpar_item_seek(&fpar_row_, fpar_x_, lanes_at(fpar_x_, fpar_lr_[0]),  \
+                         (local_size) != 0);                                   \
+          fpar_stop_ = name##_fpar_call_(&fpar_row_, fpar_args_, fpar_lm_,     \
+                                         &fpar_sts_[fpar_j_], fpar_resume_,    \
+                                         &fpar_site_);                         \
+          fpar_stp_[fpar_j_] = fpar_stop_;                                     \
+          fpar_or_ |= fpar_stop_;                                              \
+          fpar_and_ &= fpar_stop_;                                             \
+        }                                                                      \
       }                                                                        \
-      fpar_stops_[fpar_i_] = fpar_stop_;                                       \
-      fpar_or_ |= fpar_stop_;                                                  \
-      fpar_and_ &= fpar_stop_;                                                 \
     }                                                                          \
     return fpar_or_ ^ fpar_and_;                                               \
   }                                                                            \
-  static unsigned name##_fpar_rows_(fpar_item *fpar_it_, void *fpar_args_,     \
-                                    void *fpar_lm_, void *fpar_states_,        \
-                                    unsigned *fpar_stops_, size_t fpar_x_end_, \
-                                    unsigned fpar_resume_) {                   \
+  static unsigned name##_fpar_rows_(                                           \
+      const fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,             \
+      void *fpar_states_, unsigned *fpar_stops_, unsigned fpar_resume_,        \
+      int fpar_uniform_) {                                                     \
+    if (fpar_uniform_ && (step) == 1) {                                        \
+      switch (fpar_resume_) { FPAR__PHASE_CASES(name, FPAR__PHASE_UNIFORM) }   \
+    }                                                                          \
     switch (fpar_resume_) {                                                    \
-      FPAR__PHASE_CASE(name, 0)                                                \
-      FPAR__PHASE_CASE(name, 1)                                                \
-      FPAR__PHASE_CASE(name, 2)                                                \
-      FPAR__PHASE_CASE(name, 3)                                                \
-      FPAR__PHASE_CASE(name, 4)                                                \
-      FPAR__PHASE_CASE(name, 5)                                                \
-      FPAR__PHASE_CASE(name, 6)                                                \
-      FPAR__PHASE_CASE(name, 7)                                                \
+      FPAR__PHASE_CASES(name, FPAR__PHASE_PLAIN)                               \
     default:                                                                   \
-      return name##_fpar_row_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,    \
-                              fpar_stops_, fpar_x_end_, fpar_resume_, 0);      \
+      return name##_fpar_group_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,  \
+                                fpar_stops_, fpar_resume_, FPAR__PHASE_PLAIN); \
     }                                                                          \
   }                                                                            \
   static unsigned name##_fpar_debug_rows_(                                     \
-      fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,                   \
-      void *fpar_states_, unsigned *fpar_stops_, size_t fpar_x_end_,           \
-      unsigned fpar_resume_) {                                                 \
-    return name##_fpar_row_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,      \
-                            fpar_stops_, fpar_x_end_, fpar_resume_, 1);        \
+      const fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,             \
+      void *fpar_states_, unsigned *fpar_stops_, unsigned fpar_resume_,        \
+      int fpar_uniform_) {                                                     \
+    (void)fpar_uniform_;                                                       \
+    return name##_fpar_group_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,    \
+                              fpar_stops_, fpar_resume_, FPAR__PHASE_DEBUG);   \
   }                                                                            \
   static void name##_fpar_fibers_(fpar_item *fpar_it_, void *fpar_args_) {     \
     state_type fpar_st_;                                                       \
@@ -403,10 +457,38 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
                                    (local_size),                               \
                                    (local_align)};
 
-#define FPAR__PHASE_CASE(name, k)                                              \
+/* The ways a group's loops run a phase. */
+#define FPAR__PHASE_PLAIN 0   /* each call's state in place */
+#define FPAR__PHASE_UNIFORM 1 /* each call from a copy of call 0's state */
+#define FPAR__PHASE_DEBUG 2   /* in reverse, out of line, stack poisoned */
+
+/* Resume indices 0 to 7, where the body's switch folds. */
+#define FPAR__PHASE_CASES(name, way)                                           \
+  FPAR__PHASE_CASE(name, 0, way)                                               \
+  FPAR__PHASE_CASE(name, 1, way)                                               \
+  FPAR__PHASE_CASE(name, 2, way)                                               \
+  FPAR__PHASE_CASE(name, 3, way)                                               \
+  FPAR__PHASE_CASE(name, 4, way)                                               \
+  FPAR__PHASE_CASE(name, 5, way)                                               \
+  FPAR__PHASE_CASE(name, 6, way)                                               \
+  FPAR__PHASE_CASE(name, 7, way)
+
+#define FPAR__PHASE_CASE(name, k, way)                                         \
   case k:                                                                      \
-    return name##_fpar_row_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,      \
-                            fpar_stops_, fpar_x_end_, k, 0);
+    return name##_fpar_group_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,    \
+                              fpar_stops_, k, way);
+
+/* The pragma of a scalar phase kernel's item loops: their iterations
+ * (work-items of one phase) carry no dependences, by the OpenCL rules.
+ * Lane kernels' loops (over vectors) have none. */
+#if defined(__clang__)
+#define FPAR__PHASE_SIMD _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define FPAR__PHASE_SIMD _Pragma("GCC ivdep")
+#else
+#define FPAR__PHASE_SIMD
+#endif
+#define FPAR__PHASE_NO_SIMD
 
 #if defined(__GNUC__) && !defined(__clang__)
 #define FPAR__PHASE_HOT_LABEL __attribute__((hot, unused))
