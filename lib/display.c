@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* display.c - what FIBERPAR_DISPLAY=1 prints about a new runtime besides
- * its placement (which sched/topo.c prints): the library, the workers and
- * the knobs that shape every launch, like OpenMP's OMP_DISPLAY_ENV. */
+ * its placement (which sched/machine/topo.c prints): the library, the workers
+ * and the knobs that shape every launch, like OpenMP's OMP_DISPLAY_ENV. */
 #include <stdio.h>
 
 #include "fiberpar/simd.h"
 #include "lib/internal.h"
-#include "sched/context.h"
+#include "sched/fiber/context.h"
 
 /* "64 KiB", "1 MiB", or bytes when no unit divides the size. */
 static const char *fpar__size_text(size_t size, char *buf, size_t len) {

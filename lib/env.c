@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "lib/env.h"
-#include "sched/error.h"
+#include "sched/base/error.h"
 
 /* Parse "123", "64K", "2M", "1G" (powers of 1024, case-insensitive). */
 static int fpar__parse_size(const char *s, size_t *out) {

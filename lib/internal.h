@@ -6,7 +6,7 @@
 #include <stdatomic.h>
 
 #include "fiberpar.h"
-#include "sched/sched.h"
+#include "sched/exec/sched.h"
 
 struct fpar_runtime {
   fpar__sched *sched;

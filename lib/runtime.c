@@ -7,8 +7,8 @@
 #include "lib/env.h"
 #include "lib/internal.h"
 #include "lib/sized.h"
-#include "sched/error.h"
-#include "sched/stack.h"
+#include "sched/base/error.h"
+#include "sched/fiber/stack.h"
 #include "simd/cpu.h"
 
 #define FPAR__KIB ((size_t)1024)

@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/* subgroup.c - sub-group operations of fiber kernels (<fiberpar/subgroup.h>).
+ *
+ * A sub-group is a run of consecutive fibers (consecutive work-items along
+ * dimension 0 of one row), so an operation is a round-robin rendezvous of
+ * those fibers alone, nested in the group's: the first member records the
+ * operation, puts FPAR__SITE_SUBGROUP in the group's rendezvous value and
+ * switches to the next member; each member stores its value and switches
+ * on; the last one computes every member's result, puts the group's value
+ * back and resumes the first member.  The members then run on in order to
+ * their next rendezvous, as they would after a barrier, and the fiber
+ * after the sub-group is still the next to arrive at the group's: the
+ * barrier's invariant (the running fiber's index is the number of fibers
+ * that have arrived before it) holds throughout.  One switch per member.
+ *
+ * While an operation waits for members, the group's rendezvous value
+ * matches no barrier and no return, so a member that arrives at one of
+ * those takes the barrier's (or the return's) slow path, which reports
+ * the divergence here.  The barrier's fast path is unchanged.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/base/error.h"
+#include "sched/group/collective_combine.h"
+#include "sched/group/group.h"
+#include "sched/group/subgroup_site.h"
+
+/* The name of the argument that must agree, for operations that have
+ * one. */
+static const char *fpar__sg_uniform_name(unsigned kind) {
+  switch (kind) {
+  case FPAR__SG_XOR:
+    return "mask";
+  case FPAR__SG_UP:
+  case FPAR__SG_DOWN:
+    return "delta";
+  case FPAR__SG_BROADCAST:
+    return "lane";
+  default:
+    return NULL;
+  }
+}
+
+/* ---- Values ------------------------------------------------------------- */
+
+static uint64_t fpar__sg_from_float(float f) {
+  uint32_t u;
+
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+static float fpar__sg_to_float(uint64_t v) {
+  uint32_t u = (uint32_t)v;
+  float f;
+
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+static uint64_t fpar__sg_from_double(double d) {
+  uint64_t u;
+
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+static double fpar__sg_to_double(uint64_t v) {
+  double d;
+
+  memcpy(&d, &v, sizeof d);
+  return d;
+}
+
+/* The reduction of in[0..n-1] in member order: IEEE fmin/fmax for the
+ * floating types (a NaN loses to a number), wrapping sums for the
+ * integers. */
+static uint64_t fpar__sg_reduce(unsigned kind, unsigned type,
+                                const uint64_t *in, size_t n) {
+  size_t k;
+
+  if (type == FPAR__SG_FLOAT) {
+    float r = fpar__sg_to_float(in[0]);
+    for (k = 1; k < n; k++) {
+      float x = fpar__sg_to_float(in[k]);
+      r = kind == FPAR__SG_ADD   ? r + x
+          : kind == FPAR__SG_MIN ? fminf(r, x)
+                                 : fmaxf(r, x);
+    }
+    return fpar__sg_from_float(r);
+  }
+  if (type == FPAR__SG_DOUBLE) {
+    double r = fpar__sg_to_double(in[0]);
+    for (k = 1; k < n; k++) {
+      double x = fpar__sg_to_double(in[k]);
+      r = kind == FPAR__SG_ADD   ? r + x
+          : kind == FPAR__SG_MIN ? fmin(r, x)
+                                 : fmax(r, x);
+    }
+    return fpar__sg_from_double(r);
+  }
+  {
+    uint32_t r = (uint32_t)in[0];
+    for (k = 1; k < n; k++) {
+      uint32_t x = (uint32_t)in[k];
+      int less = type == FPAR__SG_INT ? (int32_t)x < (int32_t)r : x < r;
+      if (kind == FPAR__SG_ADD)
+        r += x;
+      else if (kind == FPAR__SG_MIN ? less : !less && x != r)
+        r = x;
+    }
+    return r;
+  }
+}
+
+/* Every member's result of the operation over n members. */
+static void fpar__sg_compute(unsigned kind, unsigned type, uint64_t u,
+                             const uint64_t *in, const uint64_t *arg,
+                             uint64_t *out, size_t n) {
+  uint64_t all = 0;
+  size_t k;
+
+  switch (kind) {
+  case FPAR__SG_SHUFFLE:
+    for (k = 0; k < n; k++)
+      out[k] = in[arg[k]];
+    return;
+  case FPAR__SG_XOR:
+    for (k = 0; k < n; k++)
+      out[k] = (k ^ u) < n ? in[k ^ u] : in[k];
+    return;
+  case FPAR__SG_UP:
+    for (k = 0; k < n; k++)
+      out[k] = k >= u ? in[k - u] : in[k];
+    return;
+  case FPAR__SG_DOWN:
+    for (k = 0; k < n; k++)
+      out[k] = k + u < n ? in[k + u] : in[k];
+    return;
+  case FPAR__SG_BROADCAST:
+    all = in[u];
+    break;
+  case FPAR__SG_BALLOT:
+    for (k = 0; k < n; k++)
+      all |= (uint64_t)(in[k] != 0) << k;
+    break;
+  default:
+    all = fpar__sg_reduce(kind, type, in, n);
+    break;
+  }
+  for (k = 0; k < n; k++)
+    out[k] = all;
+}
+
+/* ---- Faults ---------------------------------------------------------------
+ */
+
+/* The launch's kernel may not use sub-group operations (it is not one
+ * work-item per call on fibers): fail the group, saying why. */
+static _Noreturn __attribute__((noinline, cold)) void
+fpar__sg_refused(fpar__worker *w, const fpar_item *it, const char *name) {
+  const fpar__launch *l = w->launch;
+
+  if (l == NULL || l->spec.model == FPAR__SCOPED ||
+      l->spec.model == FPAR__HIERARCHICAL)
+    fpar__group_abort(w, FPAR_ENOTKERNEL,
+                      "%s called in a scoped or hierarchical group function; "
+                      "sub-group operations are for nd_range kernels",
+                      name);
+  if (l->spec.lanes > 1)
+    fpar__group_abort(w, FPAR_EINVAL,
+                      "work-items %zu- called %s in a lane kernel; use the "
+                      "lane forms of <fiberpar/simd.h> "
+                      "(fpar_sub_group_reduce_add_vf32(lk, v), "
+                      "fpar_vf32_shuffle() ...)",
+                      fpar_local_linear_id(it), name);
+  fpar__group_abort(w, FPAR_EINVAL,
+                    "work-item %zu called %s in a phase kernel; phase "
+                    "kernels have no sub-group operations (write the "
+                    "kernel with fpar_barrier())",
+                    fpar_local_linear_id(it), name);
+}
+
+static __attribute__((noinline, cold)) uint64_t
+fpar__sg_outside(const char *name) {
+  fpar__set_error(FPAR_ENOTKERNEL, "%s called on a thread that runs no kernel",
+                  name);
+  return 0;
+}
+
+static _Noreturn __attribute__((noinline, cold)) void
+fpar__sg_bad_lane(fpar__worker *w, size_t i, uint64_t a, const char *name,
+                  size_t n) {
+  fpar__group_abort(w, FPAR_EINVAL,
+                    "work-item %zu passed lane %" PRIu64 " to %s but its "
+                    "sub-group has %zu work-items",
+                    i, a, name, n);
+}
+
+/* Work-item i (member j of its sub-group) reached an operation while its
+ * group runs as a loop: work-item 0 turns the group into fibers; any
+ * other work-item comes after work-items that returned. */
+static __attribute__((noinline, cold)) void
+fpar__sg_from_loop(fpar__worker *w, size_t i, size_t j, const char *name) {
+  char items[64];
+
+  if (i == 0) {
+    fpar__group_promote(w);
+    return;
+  }
+  if (j > 0) {
+    fpar__describe_items(items, sizeof items, i - j, i - 1,
+                         "of its sub-group returned",
+                         "of its sub-group returned");
+    fpar__group_abort(w, FPAR_EDIVERGENCE,
+                      "work-item %zu reached %s after %s from the kernel "
+                      "without reaching it",
+                      i, name, items);
+  }
+  fpar__group_abort(w, FPAR_ENOTSUP,
+                    "work-item %zu reached %s after work-item 0 returned from "
+                    "the kernel without reaching a barrier or a sub-group "
+                    "operation: the group ran as a loop (lazy fibers), and "
+                    "sub-group operations need fibers; let work-item 0 reach "
+                    "one first",
+                    i, name);
+}
+
+/* Member j > 0 (work-item i) arrives: the members before it must wait at
+ * the same operation with the same uniform argument. */
+static _Noreturn __attribute__((noinline, cold)) void
+fpar__sg_check_member(fpar__worker *w, size_t i, size_t j, unsigned kind,
+                      unsigned type, uint64_t u, const char *name) {
+  const fpar__group_run *g = &w->run;
+  const fpar__subgroup_run *sg = &w->sg;
+  const char *arg = fpar__sg_uniform_name(kind);
+  char items[64], other[128];
+
+  if (g->site != FPAR__SITE_SUBGROUP) {
+    /* They arrived at the group's rendezvous instead. */
+    if (g->site == FPAR__SITE_EXIT) {
+      fpar__describe_items(items, sizeof items, i - j, i - 1,
+                           "of its sub-group returned",
+                           "of its sub-group returned");
+      fpar__group_abort(w, FPAR_EDIVERGENCE,
+                        "work-item %zu waits at %s but %s from the kernel "
+                        "without reaching it",
+                        i, name, items);
+    }
+    fpar__describe_items(items, sizeof items, i - j, i - 1,
+                         "of its sub-group waits", "of its sub-group wait");
+    fpar__group_abort(w, FPAR_EDIVERGENCE,
+                      "work-item %zu waits at %s while %s at %s", i, name,
+                      items, fpar__site_what(other, sizeof other, g->site));
+  }
+  if (sg->kind != kind || sg->type != type) {
+    snprintf(other, sizeof other, "waits at %s", name);
+    fpar__subgroup_diverged(w, i, other);
+  }
+  /* Only the uniform argument is left to differ. */
+  fpar__group_abort(w, FPAR_EINVAL,
+                    "work-item %zu passed %s %" PRIu64 " to %s but "
+                    "work-item %zu passed %" PRIu64
+                    ": it must be the same in every work-item of the "
+                    "sub-group",
+                    i, arg, u, name, sg->first_item, sg->uniform);
+}
+
+void fpar__subgroup_destroy(fpar__subgroup_run *sg) {
+  free(sg->v);
+  sg->v = NULL;
+}
+
+static __attribute__((noinline, cold)) void fpar__sg_alloc(fpar__worker *w) {
+  if ((w->sg.v = malloc(sizeof *w->sg.v)) == NULL)
+    fpar__group_abort(w, FPAR_ENOMEM,
+                      "no memory for the values of sub-group operations");
+}
+
+/* The last member, fiber f, has arrived: every member's result, the
+ * group's rendezvous value back, and the first member resumed. */
+static __attribute__((noinline)) void fpar__sg_last(fpar__worker *w, size_t f,
+                                                    size_t n) {
+  fpar__group_run *g = &w->run;
+  fpar__subgroup_run *sg = &w->sg;
+  size_t first = f + 1 - n;
+
+  fpar__sg_compute(sg->kind, sg->type, sg->uniform, sg->v->in, sg->v->arg,
+                   sg->v->out, n);
+  g->site = sg->group_site;
+  g->cur = first;
+  if (g->fibers == FPAR__FIBERS_COPIED && first != 0)
+    fpar__group_switch(w, &g->ctx[f], fpar__fiber_slot(g, f),
+                       w->copy.copier_ctx, FPAR__COPY_COPIER_SLOT,
+                       w->tsan_copier);
+  else
+    fpar__group_switch(w, &g->ctx[f], fpar__fiber_slot(g, f), g->ctx[first],
+                       fpar__fiber_slot(g, first),
+                       fpar__worker_tsan_fiber(w, first));
+}
+
+/* The first member of a sub-group records the operation and holds the
+ * group's rendezvous until the last member arrives. */
+static inline void fpar__sg_record(fpar__worker *w, const fpar_item *it,
+                                   unsigned kind, unsigned type, uint64_t a) {
+  fpar__group_run *g = &w->run;
+  fpar__subgroup_run *sg = &w->sg;
+
+  sg->group_site = g->site;
+  g->site = FPAR__SITE_SUBGROUP;
+  sg->first_item = fpar_local_linear_id(it);
+  sg->kind = kind;
+  sg->type = type;
+  sg->uniform = a;
+}
+
+/* Whether member j > 0 arrives at the operation the first member
+ * recorded, with the same uniform argument. */
+static inline int fpar__sg_matches(const fpar__worker *w, unsigned kind,
+                                   unsigned type, uint64_t a) {
+  const fpar__subgroup_run *sg = &w->sg;
+
+  return w->run.site == FPAR__SITE_SUBGROUP && sg->kind == kind &&
+         sg->type == type &&
+         (fpar__sg_uniform_name(kind) == NULL || a == sg->uniform);
+}
+
+/* The operation `kind` on `type` of work-item it, with its value v and
+ * argument a (uniform where fpar__sg_uniform_name() names it), in any
+ * state: its names are looked up only on the way to a fault. */
+static __attribute__((noinline)) uint64_t
+fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
+                 uint64_t a) {
+  fpar__worker *w = fpar__self;
+  fpar__group_run *g;
+  fpar__subgroup_run *sg;
+  size_t s, j, n, f;
+
+  if (__builtin_expect(w == NULL, 0))
+    return fpar__sg_outside(fpar__subgroup_name(kind, type));
+  if (__builtin_expect(w->launch == NULL || !w->launch->spec.subgroup_ops, 0))
+    fpar__sg_refused(w, it, fpar__subgroup_name(kind, type));
+  s = it->geometry->sub_group_size;
+  j = it->local_id[0] % s;
+  n = it->geometry->local_range[0] - (it->local_id[0] - j);
+  n = n < s ? n : s;
+  if ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) && a >= n)
+    fpar__sg_bad_lane(w, fpar_local_linear_id(it), a,
+                      fpar__subgroup_name(kind, type), n);
+  if (n == 1) {
+    uint64_t out;
+    fpar__sg_compute(kind, type, a, &v, &a, &out, 1);
+    return out;
+  }
+  g = &w->run;
+  sg = &w->sg;
+  if (__builtin_expect(g->fibers == FPAR__LOOP, 0))
+    fpar__sg_from_loop(w, fpar_local_linear_id(it), j,
+                       fpar__subgroup_name(kind, type));
+  f = g->cur;
+  if (j == 0)
+    fpar__sg_record(w, it, kind, type, a);
+  else if (__builtin_expect(!fpar__sg_matches(w, kind, type, a), 0))
+    fpar__sg_check_member(w, fpar_local_linear_id(it), j, kind, type, a,
+                          fpar__subgroup_name(kind, type));
+  if (__builtin_expect(sg->v == NULL, 0))
+    fpar__sg_alloc(w);
+  sg->v->in[j] = v;
+  sg->v->arg[j] = a;
+  if (j + 1 < n)
+    fpar__group_pass_on(w, &g->ctx[f]);
+  else
+    fpar__sg_last(w, f, n);
+  return sg->v->out[j];
+}
+
+/* The operation, inlined into each public function so that kind and type
+ * are constants.  The steady state (a member but the last, on fibers with
+ * stacks of their own, at the operation recorded) stores and switches
+ * without any other call, like the barrier's: a call on the way would
+ * make every member save and restore callee-saved registers on top of
+ * the switch's own saving.  Its member index crosses the switch in this
+ * frame.  Everything else, and every fault, is fpar__sg_op_slow. */
+static inline __attribute__((always_inline)) uint64_t
+fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
+            uint64_t a) {
+  fpar__worker *w = fpar__self;
+  size_t s, n, j;
+
+  if (__builtin_expect(w == NULL || w->launch == NULL ||
+                           !w->launch->spec.subgroup_ops ||
+                           w->run.fibers != FPAR__FIBERS_OWN || w->sg.v == NULL,
+                       0))
+    return fpar__sg_op_slow(it, kind, type, v, a);
+  s = it->geometry->sub_group_size;
+  j = it->local_id[0] % s;
+  n = it->geometry->local_range[0] - (it->local_id[0] - j);
+  n = n < s ? n : s;
+  if (__builtin_expect(
+          j + 1 >= n ||
+              ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) &&
+               a >= n) ||
+              (j != 0 && !fpar__sg_matches(w, kind, type, a)),
+          0))
+    return fpar__sg_op_slow(it, kind, type, v, a);
+  if (j == 0)
+    fpar__sg_record(w, it, kind, type, a);
+  w->sg.v->in[j] = v;
+  w->sg.v->arg[j] = a;
+  __asm__ volatile("" : "+m"(j));
+  fpar__group_pass_on_own(w, &w->run.ctx[w->run.cur]);
+  __asm__ volatile("" : "+m"(j));
+  return fpar__self->sg.v->out[j];
+}
+
+/* ---- The public operations ------------------------------------------------
+ */
+
+uint64_t fpar_sub_group_ballot(fpar_item *it, int pred) {
+  return fpar__sg_op(it, FPAR__SG_BALLOT, FPAR__SG_INT, pred != 0, 0);
+}
+
+#define FPAR__SG_TYPE(t, T, TYPE, TO, FROM)                                    \
+  T fpar_sub_group_shuffle_##t(fpar_item *it, T v, size_t lane) {              \
+    return FROM(fpar__sg_op(it, FPAR__SG_SHUFFLE, TYPE, TO(v), lane));         \
+  }                                                                            \
+  T fpar_sub_group_shuffle_xor_##t(fpar_item *it, T v, unsigned mask) {        \
+    return FROM(fpar__sg_op(it, FPAR__SG_XOR, TYPE, TO(v), mask));             \
+  }                                                                            \
+  T fpar_sub_group_shuffle_up_##t(fpar_item *it, T v, unsigned delta) {        \
+    return FROM(fpar__sg_op(it, FPAR__SG_UP, TYPE, TO(v), delta));             \
+  }                                                                            \
+  T fpar_sub_group_shuffle_down_##t(fpar_item *it, T v, unsigned delta) {      \
+    return FROM(fpar__sg_op(it, FPAR__SG_DOWN, TYPE, TO(v), delta));           \
+  }                                                                            \
+  T fpar_sub_group_broadcast_##t(fpar_item *it, T v, size_t lane) {            \
+    return FROM(fpar__sg_op(it, FPAR__SG_BROADCAST, TYPE, TO(v), lane));       \
+  }                                                                            \
+  T fpar_sub_group_reduce_add_##t(fpar_item *it, T v) {                        \
+    return FROM(fpar__sg_op(it, FPAR__SG_ADD, TYPE, TO(v), 0));                \
+  }                                                                            \
+  T fpar_sub_group_reduce_min_##t(fpar_item *it, T v) {                        \
+    return FROM(fpar__sg_op(it, FPAR__SG_MIN, TYPE, TO(v), 0));                \
+  }                                                                            \
+  T fpar_sub_group_reduce_max_##t(fpar_item *it, T v) {                        \
+    return FROM(fpar__sg_op(it, FPAR__SG_MAX, TYPE, TO(v), 0));                \
+  }
+
+#define FPAR__SG_U32(v) ((uint64_t)(uint32_t)(v))
+#define FPAR__SG_TO_INT(v) ((int32_t)(uint32_t)(v))
+#define FPAR__SG_TO_UINT(v) ((uint32_t)(v))
+
+FPAR__SG_TYPE(f32, float, FPAR__SG_FLOAT, fpar__sg_from_float,
+              fpar__sg_to_float)
+FPAR__SG_TYPE(f64, double, FPAR__SG_DOUBLE, fpar__sg_from_double,
+              fpar__sg_to_double)
+FPAR__SG_TYPE(i32, int32_t, FPAR__SG_INT, FPAR__SG_U32, FPAR__SG_TO_INT)
+FPAR__SG_TYPE(u32, uint32_t, FPAR__SG_UINT, FPAR__SG_U32, FPAR__SG_TO_UINT)
