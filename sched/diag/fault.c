@@ -20,6 +20,11 @@ static uv_mutex_t fpar__install_lock;
 static int fpar__install_error;
 static uv_once_t fpar__install_once = UV_ONCE_INIT;
 
+/* The calling worker thread's alternate signal stack (an attribute of
+ * the thread, like the stack itself). */
+static __thread void *fpar__altstack;
+static __thread size_t fpar__altstack_size;
+
 /* Give sig to the action that was installed before ours, as if ours had
  * never been there. */
 static void fpar__fault_chain(int sig, siginfo_t *info, void *uctx) {
@@ -121,7 +126,7 @@ int fpar__fault_install(void) {
   return err;
 }
 
-int fpar__fault_thread_init(fpar__worker *w) {
+int fpar__fault_thread_init(void) {
   size_t size = 64 * 1024;
   stack_t ss;
   void *p;
@@ -139,21 +144,21 @@ int fpar__fault_thread_init(fpar__worker *w) {
     munmap(p, size);
     return FPAR_ENOMEM;
   }
-  w->altstack = p;
-  w->altstack_size = size;
+  fpar__altstack = p;
+  fpar__altstack_size = size;
   return 0;
 }
 
-void fpar__fault_thread_destroy(fpar__worker *w) {
+void fpar__fault_thread_destroy(void) {
   stack_t ss;
 
-  if (w->altstack == NULL)
+  if (fpar__altstack == NULL)
     return;
   memset(&ss, 0, sizeof ss);
   ss.ss_flags = SS_DISABLE;
   sigaltstack(&ss, NULL);
-  munmap(w->altstack, w->altstack_size);
-  w->altstack = NULL;
+  munmap(fpar__altstack, fpar__altstack_size);
+  fpar__altstack = NULL;
 }
 
 void fpar__fault_after_signal(void) {

@@ -12,8 +12,6 @@
 #ifndef FPAR_SCHED_DIAG_FAULT_H
 #define FPAR_SCHED_DIAG_FAULT_H
 
-#include "sched/group/worker.h"
-
 /* Put the handler in front of the one installed now, unless it is there
  * already (a user's handler installed after an earlier runtime gets it
  * chained behind).  Returns 0, FPAR_EINVAL or FPAR_ENOMEM. */
@@ -21,8 +19,11 @@ int fpar__fault_install(void);
 
 /* Give the calling worker thread its alternate signal stack.  Returns 0 or
  * FPAR_ENOMEM. */
-int fpar__fault_thread_init(fpar__worker *w);
-void fpar__fault_thread_destroy(fpar__worker *w);
+int fpar__fault_thread_init(void);
+
+/* Take the calling thread's alternate signal stack away, if it has one
+ * from fpar__fault_thread_init(). */
+void fpar__fault_thread_destroy(void);
 
 /* After a fault raised by a signal the scheduler resumes with SIGSEGV
  * still blocked: unblock it. */

@@ -39,11 +39,11 @@ static int fpar__worker_init(fpar__worker *w, const fpar__worker_setup *setup,
   if ((err = fpar__ctx_self_init(&w->sched_ctx)) ||
       (err = fpar__ctx_self_init(&w->dead_ctx)))
     return err;
-  return fpar__fault_thread_init(w);
+  return fpar__fault_thread_init();
 }
 
 void fpar__worker_destroy(fpar__worker *w) {
-  fpar__fault_thread_destroy(w);
+  fpar__fault_thread_destroy();
   fpar__ctx_self_destroy(&w->sched_ctx);
   fpar__ctx_self_destroy(&w->dead_ctx);
   if (fpar__tsan_enabled()) {
@@ -56,11 +56,7 @@ void fpar__worker_destroy(fpar__worker *w) {
   free(w->run.ctx);
   free(w->run.objects);
   fpar__copystack_destroy(&w->copy);
-  free(w->phase.states);
-  free(w->phase.stops);
-  fpar__async_destroy(&w->async);
-  fpar__subgroup_destroy(&w->sg);
-  free(w->coll.slots);
+  fpar__worker_slots_destroy(w);
   fpar__stack_pool_destroy(&w->stacks);
   fpar__arena_destroy(&w->arena);
   free(w);
@@ -151,9 +147,7 @@ void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
       fpar__trace_group_end(w, 1);
     fpar__arena_release(&w->arena, w->run.arena_mark);
     w->run.fibers = FPAR__LOOP;
-    w->run.parked = 0;   /* the group's fibers stopped mid-kernel */
-    w->innermost = NULL; /* the abandoned groups' frames are gone */
-    w->inside = NULL;
+    w->run.parked = 0; /* the group's fibers stopped mid-kernel */
     w->groups_done++;
   }
   w->launch = NULL;

@@ -12,19 +12,63 @@
  * lives here, reset when the group makes its first call.
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fiberpar.h"
 #include "sched/base/error.h"
 #include "sched/group/abort.h"
 #include "sched/group/worker.h"
 
-void fpar__async_destroy(fpar__async_run *a) {
+/* The group's copy k, as its first caller made it. */
+typedef struct fpar__async_copy {
+  void *dst;
+  const void *src;
+  size_t num, elem_size, dst_stride, src_stride;
+  fpar_copy_event event; /* the call's argument */
+  fpar_copy_event got;   /* what the call returned */
+  size_t owner;          /* local linear id of the first caller */
+} fpar__async_copy;
+
+/* The group's wait k: its events are events[first .. first + num - 1]. */
+typedef struct fpar__async_wait {
+  size_t first, owner;
+  uint32_t copies; /* copy calls the first caller had made */
+  int num;
+} fpar__async_wait;
+
+/* The records of the running group, the worker's FPAR__SLOT_ASYNC, reused
+ * by every group (they only grow).  calls[2 i] and calls[2 i + 1] count
+ * the copies and waits work-item i has made; they are valid while
+ * `group` is the running group's serial (fpar__group_run.serial). */
+typedef struct fpar__async_run {
+  size_t group;
+  fpar__async_copy *copies;
+  size_t num_copies, cap_copies;
+  fpar__async_wait *waits;
+  size_t num_waits, cap_waits;
+  fpar_copy_event *events;
+  size_t num_events, cap_events;
+  uint32_t *calls;
+  size_t cap_calls;
+} fpar__async_run;
+_Static_assert(sizeof(fpar__async_run) <= FPAR__SLOT_BYTES,
+               "the group copies' state fits its slot");
+
+/* The group copies' state of worker w. */
+static fpar__async_run *fpar__async_of(fpar__worker *w) {
+  return fpar__worker_slot(w, FPAR__SLOT_ASYNC);
+}
+
+/* Free the records (the worker's end). */
+static void fpar__async_free(void *state) {
+  fpar__async_run *a = state;
+
   free(a->copies);
   free(a->waits);
   free(a->events);
   free(a->calls);
-  memset(a, 0, sizeof *a);
 }
 
 /* Make room for n records of `size` bytes at *p (capacity *cap). */
@@ -37,6 +81,7 @@ static void fpar__async_grow(fpar__worker *w, void **p, size_t *cap, size_t n,
     return;
   while (c < n)
     c *= 2;
+  fpar__worker_slot_owns(w, FPAR__SLOT_ASYNC, fpar__async_free);
   if ((q = realloc(*p, c * size)) == NULL)
     fpar__group_abort(w, FPAR_ENOMEM,
                       "no memory to record %zu group copies or waits", n);
@@ -62,13 +107,13 @@ static fpar__worker *fpar__async_worker(const char *fn) {
                       "%s called in a scoped or hierarchical group function; "
                       "group copies are for nd_range kernels",
                       fn);
-  a = &w->async;
-  if (!a->begun) {
+  a = fpar__async_of(w);
+  if (a->group != w->run.serial) {
     n = 2 * w->launch->spec.group_size;
     fpar__async_grow(w, (void **)&a->calls, &a->cap_calls, n, sizeof *a->calls);
     memset(a->calls, 0, n * sizeof *a->calls);
     a->num_copies = a->num_waits = a->num_events = 0;
-    a->begun = 1;
+    a->group = w->run.serial;
   }
   return w;
 }
@@ -111,7 +156,7 @@ static fpar_copy_event fpar__async_call(fpar_item *it, fpar__async_copy *c,
 
   if (w == NULL)
     return 0;
-  a = &w->async;
+  a = fpar__async_of(w);
   i = fpar_local_linear_id(it);
   k = a->calls[2 * i]++;
   if (k < a->num_copies) {
@@ -196,7 +241,7 @@ int fpar_wait_group_events(fpar_item *it, int num_events,
 
   if (w == NULL)
     return FPAR_ENOTKERNEL;
-  a = &w->async;
+  a = fpar__async_of(w);
   i = fpar_local_linear_id(it);
   if (num_events < 1 || events == NULL)
     fpar__group_abort(w, FPAR_EINVAL,

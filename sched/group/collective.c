@@ -34,6 +34,13 @@
 
 /* ---- Arriving and reading ----------------------------------------------- */
 
+/* Free the slots (the worker's end). */
+static void fpar__collective_free(void *state) {
+  fpar__collective *c = state;
+
+  free(c->slots);
+}
+
 static __attribute__((noinline, cold)) int fpar__collective_outside(void) {
   return fpar__set_error(FPAR_ENOTKERNEL,
                          "a work-group collective was called on a thread "
@@ -43,8 +50,9 @@ static __attribute__((noinline, cold)) int fpar__collective_outside(void) {
 /* Whether the running work-item is the rendezvous' first arrival: in a
  * group that still runs as a loop (or as phase loops), the first to
  * deposit; on fibers, fiber 0. */
-static inline int fpar__collective_first(const fpar__worker *w) {
-  return w->run.fibers == FPAR__LOOP ? w->coll.op == 0 : w->run.cur == 0;
+static inline int fpar__collective_first(fpar__worker *w) {
+  return w->run.fibers == FPAR__LOOP ? fpar__collective_of(w)->op == 0
+                                     : w->run.cur == 0;
 }
 
 /* Copy the values of a call: one (constant sizes become moves) or the
@@ -66,7 +74,7 @@ static inline void fpar__copy_values(void *to, const void *from, size_t size,
 static __attribute__((noinline, cold)) void
 fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
                              const void *in, size_t src, int phase) {
-  fpar__collective *c = &w->coll;
+  fpar__collective *c = fpar__collective_of(w);
   unsigned kind = fpar__collective_kind(op), type = fpar__collective_type(op);
   size_t lid, n;
 
@@ -115,6 +123,7 @@ fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
   if (c->slot_bytes < n * 8) {
     free(c->slots);
     c->slot_bytes = 0;
+    fpar__worker_slot_owns(w, FPAR__SLOT_COLLECTIVE, fpar__collective_free);
     if ((c->slots = aligned_alloc(64, (n * 8 + 63) / 64 * 64)) == NULL)
       fpar__group_abort(w, FPAR_ENOMEM,
                         "no memory for the collective slots of %zu work-items",
@@ -131,10 +140,9 @@ fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
 /* Whether the running work-item's deposit is the steady state: a later
  * arrival of the collective the first one recorded (which the first
  * arrival checked). */
-static inline int fpar__collective_steady(const fpar__worker *w,
-                                          const fpar_item *it, unsigned op,
-                                          size_t src) {
-  const fpar__collective *c = &w->coll;
+static inline int fpar__collective_steady(fpar__worker *w, const fpar_item *it,
+                                          unsigned op, size_t src) {
+  const fpar__collective *c = fpar__collective_of(w);
 
   return !(
       fpar__collective_first(w) || op != c->op || op == 0 ||
@@ -148,8 +156,9 @@ static inline void fpar__collective_deposit(fpar__worker *w,
                                             const void *in) {
   size_t size = fpar__collective_type_size(fpar__collective_type(op));
 
-  fpar__copy_values(w->coll.slots + fpar_local_linear_id(it) * size, in, size,
-                    it->lanes);
+  fpar__copy_values(fpar__collective_of(w)->slots +
+                        fpar_local_linear_id(it) * size,
+                    in, size, it->lanes);
 }
 
 /* Deposit the caller's values.  The steady state is a comparison and a
@@ -175,9 +184,8 @@ fpar__collective_bad_result(fpar__worker *w, const fpar_item *it, unsigned op) {
 /* Where the caller's result of the collective `op` is: the result, or
  * (a scan's) its own slots. */
 static inline const unsigned char *
-fpar__collective_result_at(const fpar__worker *w, const fpar_item *it,
-                           unsigned op) {
-  const fpar__collective *c = &w->coll;
+fpar__collective_result_at(fpar__worker *w, const fpar_item *it, unsigned op) {
+  const fpar__collective *c = fpar__collective_of(w);
 
   if (!fpar__collective_is_scan(fpar__collective_kind(op)))
     return (const unsigned char *)&c->result;
@@ -190,7 +198,7 @@ fpar__collective_result_at(const fpar__worker *w, const fpar_item *it,
  * read); a call that deposited has had both checked by its arrival. */
 static inline void fpar__collective_read(fpar__worker *w, const fpar_item *it,
                                          unsigned op, void *out, int checked) {
-  const fpar__collective *c = &w->coll;
+  const fpar__collective *c = fpar__collective_of(w);
   unsigned type = fpar__collective_type(op), lanes;
   size_t size, at;
 
@@ -236,10 +244,11 @@ int fpar_group_collective(fpar_item *it, unsigned op, const void *in, void *out,
     size_t size;
   } call;
 
-  if (__builtin_expect(w == NULL || it->lanes != 1 ||
-                           !fpar__collective_steady(w, it, op, src) ||
-                           !fpar__rendezvous_steady(w, w->coll.site),
-                       0))
+  if (__builtin_expect(
+          w == NULL || it->lanes != 1 ||
+              !fpar__collective_steady(w, it, op, src) ||
+              !fpar__rendezvous_steady(w, fpar__collective_of(w)->site),
+          0))
     return fpar__collective_slow(w, it, op, in, out, src);
   fpar__collective_deposit(w, it, op, in);
   call.from = fpar__collective_result_at(w, it, op);

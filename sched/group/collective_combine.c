@@ -142,7 +142,7 @@ FPAR__COMBINE(double, double, f64, FPAR__ADD_F, __builtin_fmin, __builtin_fmax,
   }
 
 void fpar__collective_run(fpar__worker *w, const fpar_item *it) {
-  fpar__collective *c = &w->coll;
+  fpar__collective *c = fpar__collective_of(w);
   unsigned kind = fpar__collective_kind(c->op);
   size_t n = fpar__group_items(it);
 

@@ -9,8 +9,30 @@
 #define FPAR_SCHED_GROUP_COLLECTIVE_COMBINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sched/group/worker.h"
+
+/* The work-group collective of the running group's current rendezvous,
+ * the worker's FPAR__SLOT_COLLECTIVE: each arrival deposits its values in
+ * slots (one per work-item, in local linear id order), the last one
+ * combines them.  The slots are grown on demand and reused by every
+ * group. */
+typedef struct fpar__collective {
+  unsigned op;      /* FPAR_GROUP_OP of the pending collective; 0: none */
+  const char *site; /* its rendezvous site, fpar__collective_name(op) */
+  size_t src;       /* its broadcast source */
+  uint64_t result;  /* a broadcast's, reduction's, any's or all's value */
+  unsigned char *slots;
+  size_t slot_bytes;
+} fpar__collective;
+_Static_assert(sizeof(fpar__collective) <= FPAR__SLOT_BYTES,
+               "the collective's state fits its slot");
+
+/* The collective state of worker w. */
+static inline fpar__collective *fpar__collective_of(fpar__worker *w) {
+  return fpar__worker_slot(w, FPAR__SLOT_COLLECTIVE);
+}
 
 #define FPAR__COLLECTIVE_KINDS (FPAR_GROUP_ALL + 1)
 #define FPAR__COLLECTIVE_TYPES (FPAR_GROUP_F64 + 1)
@@ -45,7 +67,7 @@ static inline size_t fpar__group_items(const fpar_item *it) {
  * site of its rendezvous. */
 const char *fpar__collective_name(unsigned op);
 
-/* Combine the values of the pending collective (w->coll.op != 0): called
+/* Combine the values of the pending collective (its op is not 0): called
  * by the last arrival of a rendezvous, or by the phase runner between two
  * phases; it is the group's work-item that stands for all. */
 void fpar__collective_run(fpar__worker *w, const fpar_item *it);
@@ -53,7 +75,7 @@ void fpar__collective_run(fpar__worker *w, const fpar_item *it);
 /* Combine the pending collective, if there is one. */
 static inline void fpar__collective_combine(fpar__worker *w,
                                             const fpar_item *it) {
-  if (__builtin_expect(w->coll.op != 0, 0))
+  if (__builtin_expect(fpar__collective_of(w)->op != 0, 0))
     fpar__collective_run(w, it);
 }
 

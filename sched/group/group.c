@@ -279,8 +279,8 @@ void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
     g->size = fpar__group_calls(g->geo->local_range, l->spec.lanes);
   g->fibers = FPAR__LOOP;
   g->num_objects = 0;
-  fpar__async_group_begin(&w->async);
-  w->coll.op = 0;
+  g->serial++;
+  fpar__collective_of(w)->op = 0;
   fpar__item_begin(it, w);
   g->loop_item = it;
 }

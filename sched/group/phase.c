@@ -26,15 +26,35 @@
 #include "sched/group/group.h"
 #include "sched/group/phase.h"
 
+/* The worker's FPAR__SLOT_PHASE: one state and one stop record per call
+ * of a group, grown on demand, reused by every group. */
+typedef struct fpar__phase_mem {
+  char *states;
+  size_t state_bytes, state_align;
+  unsigned *stops;
+  size_t num_stops;
+} fpar__phase_mem;
+_Static_assert(sizeof(fpar__phase_mem) <= FPAR__SLOT_BYTES,
+               "the phase loops' state fits its slot");
+
+/* Free the states and stops (the worker's end). */
+static void fpar__phase_mem_free(void *state) {
+  fpar__phase_mem *m = state;
+
+  free(m->states);
+  free(m->stops);
+}
+
 /* Memory of the group being started, grown if the launch needs more. */
 static const fpar__phase_mem *fpar__phase_mem_for(fpar__worker *w) {
   const fpar__launch *l = w->launch;
-  fpar__phase_mem *m = &w->phase;
+  fpar__phase_mem *m = fpar__worker_slot(w, FPAR__SLOT_PHASE);
   size_t align = l->spec.state_align > 64 ? l->spec.state_align : 64;
   size_t bytes =
       (l->spec.group_fibers * l->spec.state_size + align - 1) / align * align;
 
   if (m->state_bytes < bytes || m->state_align < align) {
+    fpar__worker_slot_owns(w, FPAR__SLOT_PHASE, fpar__phase_mem_free);
     free(m->states);
     m->state_bytes = 0;
     if ((m->states = aligned_alloc(align, bytes ? bytes : align)) == NULL)

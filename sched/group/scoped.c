@@ -18,6 +18,20 @@
 #include "sched/group/group.h"
 #include "sched/group/scoped.h"
 
+/* The worker's FPAR__SLOT_SCOPED: the innermost group of the running
+ * group function, and the name of the item loop being run (NULL outside
+ * one), for the rule checks. */
+typedef struct fpar__scoped_nesting {
+  const fpar_group *innermost;
+  const char *inside;
+} fpar__scoped_nesting;
+_Static_assert(sizeof(fpar__scoped_nesting) <= FPAR__SLOT_BYTES,
+               "the scoped nesting fits its slot");
+
+static fpar__scoped_nesting *fpar__nesting(fpar__worker *w) {
+  return fpar__worker_slot(w, FPAR__SLOT_SCOPED);
+}
+
 struct fpar_private_memory {
   char *base;
   size_t stride;
@@ -41,7 +55,8 @@ static fpar__worker *fpar__scoped_worker(const char *op) {
                     "%s called on a thread that runs no group function", op);
     return NULL;
   }
-  if (w->innermost == NULL)
+  if (w->launch == NULL || (w->launch->spec.model != FPAR__SCOPED &&
+                            w->launch->spec.model != FPAR__HIERARCHICAL))
     fpar__group_abort(w, FPAR_ESCOPE,
                       "%s called outside a scoped or hierarchical group "
                       "function",
@@ -53,17 +68,19 @@ static fpar__worker *fpar__scoped_worker(const char *op) {
  * group. */
 static fpar__worker *fpar__check_group_op(const fpar_group *g, const char *op) {
   fpar__worker *w = fpar__scoped_worker(op);
+  const fpar__scoped_nesting *n;
 
   if (w == NULL)
     return NULL;
-  if (w->inside != NULL)
+  n = fpar__nesting(w);
+  if (n->inside != NULL)
     fpar__group_abort(w, FPAR_ESCOPE,
                       "%s called inside %s (scoped rule 2: group "
                       "operations, distribute_*, single_item and memory "
                       "requests must not be made from within "
                       "distribute_items)",
-                      op, w->inside);
-  if (g != w->innermost)
+                      op, n->inside);
+  if (g != n->innermost)
     fpar__group_abort(w, FPAR_ESCOPE,
                       "%s called on a %s that is not the innermost group "
                       "(scoped rule 1: operate on the group closest in the "
@@ -95,10 +112,9 @@ void fpar__run_group_function(fpar__worker *w, size_t linear) {
     wg.global_range[d] = l->spec.geo.global_range[d];
   }
   wg.parent = NULL;
-  w->innermost = &wg;
-  w->inside = NULL;
+  fpar__nesting(w)->innermost = &wg;
+  fpar__nesting(w)->inside = NULL;
   l->spec.group_fn(&wg, l->spec.args);
-  w->innermost = NULL;
   fpar__arena_release(&w->arena, w->run.arena_mark);
 }
 
@@ -126,7 +142,7 @@ static void fpar__items_loop(fpar__worker *w, const fpar_group *g,
   size_t local[3];
   fpar_s_item si;
 
-  w->inside = op;
+  fpar__nesting(w)->inside = op;
   for (local[2] = 0; local[2] < g->local_range[2]; local[2]++) {
     for (local[1] = 0; local[1] < g->local_range[1]; local[1]++) {
       local[0] = 0;
@@ -141,7 +157,7 @@ static void fpar__items_loop(fpar__worker *w, const fpar_group *g,
       }
     }
   }
-  w->inside = NULL;
+  fpar__nesting(w)->inside = NULL;
 }
 
 int fpar_distribute_items(fpar_group *g, fpar_s_item_fn fn, void *ctx) {
@@ -211,10 +227,10 @@ int fpar_distribute_groups(fpar_group *g, fpar_group_fn fn, void *ctx) {
           sub.id[d] = id[d];
           sub.offset[d] = g->offset[d] + id[d] * size[d];
         }
-        w->innermost = &sub;
+        fpar__nesting(w)->innermost = &sub;
         fn(&sub, ctx);
       }
-  w->innermost = g;
+  fpar__nesting(w)->innermost = g;
   return 0;
 }
 
@@ -393,7 +409,7 @@ int fpar_parallel_for_work_item_range(fpar_group *g, fpar_range logical,
   view = *g;
   for (d = 0; d < 3; d++)
     view.local_range[d] = d < logical.dims ? logical.size[d] : 1;
-  w->inside = op;
+  fpar__nesting(w)->inside = op;
   for (l[2] = 0; l[2] < view.local_range[2]; l[2]++)
     for (l[1] = 0; l[1] < view.local_range[1]; l[1]++)
       for (l[0] = 0; l[0] < view.local_range[0]; l[0]++) {
@@ -405,7 +421,7 @@ int fpar_parallel_for_work_item_range(fpar_group *g, fpar_range logical,
         si.group = &view;
         fn(&si, ctx);
       }
-  w->inside = NULL;
+  fpar__nesting(w)->inside = NULL;
   __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the implicit barrier */
   return 0;
 }

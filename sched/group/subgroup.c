@@ -233,7 +233,7 @@ static _Noreturn __attribute__((noinline, cold)) void
 fpar__sg_check_member(fpar__worker *w, size_t i, size_t j, unsigned kind,
                       unsigned type, uint64_t u, const char *name) {
   const fpar__group_run *g = &w->run;
-  const fpar__subgroup_run *sg = &w->sg;
+  const fpar__subgroup_run *sg = fpar__subgroup_of(w);
   const char *arg = fpar__sg_uniform_name(kind);
   char items[64], other[128];
 
@@ -267,15 +267,20 @@ fpar__sg_check_member(fpar__worker *w, size_t i, size_t j, unsigned kind,
                     i, arg, u, name, sg->first_item, sg->uniform);
 }
 
-void fpar__subgroup_destroy(fpar__subgroup_run *sg) {
+/* Free the values (the worker's end). */
+static void fpar__sg_free(void *state) {
+  fpar__subgroup_run *sg = state;
+
   free(sg->v);
-  sg->v = NULL;
 }
 
 static __attribute__((noinline, cold)) void fpar__sg_alloc(fpar__worker *w) {
-  if ((w->sg.v = malloc(sizeof *w->sg.v)) == NULL)
+  fpar__subgroup_run *sg = fpar__subgroup_of(w);
+
+  if ((sg->v = malloc(sizeof *sg->v)) == NULL)
     fpar__group_abort(w, FPAR_ENOMEM,
                       "no memory for the values of sub-group operations");
+  fpar__worker_slot_owns(w, FPAR__SLOT_SUBGROUP, fpar__sg_free);
 }
 
 /* The last member, fiber f, has arrived: every member's result, the
@@ -283,7 +288,7 @@ static __attribute__((noinline, cold)) void fpar__sg_alloc(fpar__worker *w) {
 static __attribute__((noinline)) void fpar__sg_last(fpar__worker *w, size_t f,
                                                     size_t n) {
   fpar__group_run *g = &w->run;
-  fpar__subgroup_run *sg = &w->sg;
+  fpar__subgroup_run *sg = fpar__subgroup_of(w);
   size_t first = f + 1 - n;
 
   fpar__sg_compute(sg->kind, sg->type, sg->uniform, sg->v->in, sg->v->arg,
@@ -305,7 +310,7 @@ static __attribute__((noinline)) void fpar__sg_last(fpar__worker *w, size_t f,
 static inline void fpar__sg_record(fpar__worker *w, const fpar_item *it,
                                    unsigned kind, unsigned type, uint64_t a) {
   fpar__group_run *g = &w->run;
-  fpar__subgroup_run *sg = &w->sg;
+  fpar__subgroup_run *sg = fpar__subgroup_of(w);
 
   sg->group_site = g->site;
   g->site = FPAR__SITE_SUBGROUP;
@@ -317,9 +322,9 @@ static inline void fpar__sg_record(fpar__worker *w, const fpar_item *it,
 
 /* Whether member j > 0 arrives at the operation the first member
  * recorded, with the same uniform argument. */
-static inline int fpar__sg_matches(const fpar__worker *w, unsigned kind,
+static inline int fpar__sg_matches(fpar__worker *w, unsigned kind,
                                    unsigned type, uint64_t a) {
-  const fpar__subgroup_run *sg = &w->sg;
+  const fpar__subgroup_run *sg = fpar__subgroup_of(w);
 
   return w->run.site == FPAR__SITE_SUBGROUP && sg->kind == kind &&
          sg->type == type &&
@@ -354,7 +359,7 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
     return out;
   }
   g = &w->run;
-  sg = &w->sg;
+  sg = fpar__subgroup_of(w);
   if (__builtin_expect(g->fibers == FPAR__LOOP, 0))
     fpar__sg_from_loop(w, fpar_local_linear_id(it), j,
                        fpar__subgroup_name(kind, type));
@@ -390,7 +395,8 @@ fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
 
   if (__builtin_expect(w == NULL || w->launch == NULL ||
                            !w->launch->spec.subgroup_ops ||
-                           w->run.fibers != FPAR__FIBERS_OWN || w->sg.v == NULL,
+                           w->run.fibers != FPAR__FIBERS_OWN ||
+                           fpar__subgroup_of(w)->v == NULL,
                        0))
     return fpar__sg_op_slow(it, kind, type, v, a);
   s = it->geometry->sub_group_size;
@@ -406,12 +412,12 @@ fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
     return fpar__sg_op_slow(it, kind, type, v, a);
   if (j == 0)
     fpar__sg_record(w, it, kind, type, a);
-  w->sg.v->in[j] = v;
-  w->sg.v->arg[j] = a;
+  fpar__subgroup_of(w)->v->in[j] = v;
+  fpar__subgroup_of(w)->v->arg[j] = a;
   __asm__ volatile("" : "+m"(j));
   fpar__group_pass_on_own(w, &w->run.ctx[w->run.cur]);
   __asm__ volatile("" : "+m"(j));
-  return fpar__self->sg.v->out[j];
+  return fpar__subgroup_of(fpar__self)->v->out[j];
 }
 
 /* ---- The public operations ------------------------------------------------

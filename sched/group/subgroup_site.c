@@ -30,7 +30,7 @@ const char *fpar__subgroup_name(unsigned kind, unsigned type) {
 
 _Noreturn void fpar__subgroup_diverged(fpar__worker *w, size_t item,
                                        const char *what) {
-  const fpar__subgroup_run *sg = &w->sg;
+  const fpar__subgroup_run *sg = fpar__subgroup_of(w);
   char items[64];
 
   fpar__describe_items(items, sizeof items, sg->first_item, item - 1,

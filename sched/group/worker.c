@@ -40,6 +40,14 @@ int fpar__worker_claim(fpar__worker *w, size_t *group) {
   return 0;
 }
 
+void fpar__worker_slots_destroy(fpar__worker *w) {
+  unsigned k;
+
+  for (k = 0; k < FPAR__SLOTS; k++)
+    if (w->slots[k].destroy != NULL)
+      w->slots[k].destroy(w->slots[k].state);
+}
+
 int fpar__worker_reserve_fibers(fpar__worker *w, size_t n) {
   size_t want = n + 2, f;
   void **ctx;

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* worker.h - one worker thread's state, seen by the code that runs groups
  * on it (worker.c: the calling thread's worker, taking groups, room for
- * fibers).  Its memory is made in worker_run.c; thread handles and locks
- * are the scheduler's (sched.c). */
+ * fibers, the way back to the scheduler).  Its memory is made in
+ * exec/worker_run.c; thread handles and locks are the scheduler's
+ * (exec/sched.c).  Features that keep state of their own in a worker
+ * (collectives, sub-groups, group copies, phase loops, scoped nesting) each
+ * own a slot of it, which this header does not look into. */
 #ifndef FPAR_SCHED_GROUP_WORKER_H
 #define FPAR_SCHED_GROUP_WORKER_H
 
+#include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,9 +18,7 @@
 #include "sched/fiber/sanitizer.h"
 #include "sched/fiber/stack.h"
 #include "sched/group/arena.h"
-#include "sched/group/async_copy.h"
 #include "sched/group/copystack.h"
-#include "sched/group/subgroup.h"
 
 struct fpar__sched;
 
@@ -63,34 +65,37 @@ typedef struct fpar__group_run {
   const fpar_nd_geometry *geo;
   fpar_nd_geometry edge;
   unsigned barriers; /* rendezvous passed since the trace's group began */
+  size_t serial;     /* groups begun on the worker: a feature that keeps
+                        records per group tells a new group by it */
 } fpar__group_run;
 
 /* Rendezvous value of work-items that returned from the kernel. */
 extern const char fpar__site_exit[];
 #define FPAR__SITE_EXIT fpar__site_exit
 
-/* Memory of phase kernels run as loops (sched/group/phase.c): one state and one
- * stop record per call of a group, grown on demand, reused by every
- * group. */
-typedef struct fpar__phase_mem {
-  char *states;
-  size_t state_bytes, state_align;
-  unsigned *stops;
-  size_t num_stops;
-} fpar__phase_mem;
+/* The features that keep state in a worker, one slot each. */
+enum {
+  FPAR__SLOT_PHASE,      /* phase.c: states and stops of phase loops */
+  FPAR__SLOT_COLLECTIVE, /* collective.c: the pending work-group collective */
+  FPAR__SLOT_SUBGROUP,   /* subgroup.c: the pending sub-group operation */
+  FPAR__SLOT_ASYNC,      /* async_copy.c: the running group's copies */
+  FPAR__SLOT_SCOPED,     /* scoped.c: the nesting of scoped groups */
+  FPAR__SLOTS
+};
 
-/* The work-group collective of the running group's current rendezvous
- * (sched/group/collective.c): each arrival deposits its values in slots (one
- * per work-item, in local linear id order), the last one combines them.
- * The slots are the worker's, grown on demand, reused by every group. */
-typedef struct fpar__collective {
-  unsigned op;      /* FPAR_GROUP_OP of the pending collective; 0: none */
-  const char *site; /* its rendezvous site, fpar__collective_name(op) */
-  size_t src;       /* its broadcast source */
-  uint64_t result;  /* a broadcast's, reduction's, any's or all's value */
-  unsigned char *slots;
-  size_t slot_bytes;
-} fpar__collective;
+/* Bytes of state a slot holds. */
+#define FPAR__SLOT_BYTES 112
+
+/* A feature's state inside the worker, so that its hot paths reach it at
+ * a constant offset from the worker, as they would a member, and on the
+ * worker's NUMA node.  Its type is the feature's own (its header has the
+ * accessor, fpar__worker_slot() with the feature's id).  The state starts
+ * zeroed; a feature that allocates memory for it sets `destroy`, which
+ * the worker's end calls (fpar__worker_slots_destroy). */
+typedef struct fpar__slot {
+  void (*destroy)(void *state);
+  alignas(16) unsigned char state[FPAR__SLOT_BYTES];
+} fpar__slot;
 
 /* A fault that ends the running group. */
 typedef struct fpar__fault {
@@ -116,8 +121,6 @@ typedef struct fpar__worker {
   size_t cap_ctx; /* entries of run.ctx */
   fpar__arena arena;
   fpar__fault fault;
-  void *altstack;
-  size_t altstack_size;
   int in_kernels; /* the runner or a fiber runs, not the scheduler */
   /* ThreadSanitizer builds: the TSan fibers of the scheduler, the copier,
    * and fiber f (0: the runner) in tsan_fibers[f], cap_ctx of them. */
@@ -125,17 +128,26 @@ typedef struct fpar__worker {
   void **tsan_fibers;
   const void *thread_stack_lo; /* the scheduler's stack, for sanitizers */
   size_t thread_stack_size;
-  /* Scoped and hierarchical groups: the innermost group, and the name of
-   * the item loop being run (NULL outside one), for the rule checks. */
-  const fpar_group *innermost;
-  const char *inside;
-  fpar__phase_mem phase;
-  fpar__subgroup_run sg; /* sub-group operations of fiber kernels */
-  fpar__async_run async; /* group copies of the running group */
-  /* FIBERPAR_TRACE: the worker's recorder, NULL when tracing is off. */
+  /* FIBERPAR_TRACE: the worker's recorder (diag/trace.h), NULL when
+   * tracing is off. */
   struct fpar__trace_worker *trace;
-  fpar__collective coll;
+  fpar__slot slots[FPAR__SLOTS];
 } fpar__worker;
+
+/* The state of feature `id` (FPAR__SLOT_*) in w. */
+static inline void *fpar__worker_slot(fpar__worker *w, unsigned id) {
+  return w->slots[id].state;
+}
+
+/* The state of feature `id` holds memory: destroy(state) frees it at the
+ * worker's end. */
+static inline void fpar__worker_slot_owns(fpar__worker *w, unsigned id,
+                                          void (*destroy)(void *state)) {
+  w->slots[id].destroy = destroy;
+}
+
+/* Free what the features' states hold. */
+void fpar__worker_slots_destroy(fpar__worker *w);
 
 /* The TSan fiber of fiber f (NULL in builds without ThreadSanitizer). */
 static inline void *fpar__worker_tsan_fiber(const fpar__worker *w, size_t f) {
