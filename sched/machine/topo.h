@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "fiberpar.h"
-#include "sched/exec/sched.h"
+#include "sched/base/config.h"
 
 struct fpar__topo;
 
