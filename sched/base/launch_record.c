@@ -3,7 +3,6 @@
  * launch_record.h). */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sched/base/launch_record.h"
 
@@ -42,11 +41,4 @@ void fpar__launch_fail(fpar__launch *l, int code, const char *message) {
     return;
   l->fault_code = code;
   l->error = strdup(message);
-}
-
-uint64_t fpar__now_ns(void) {
-  struct timespec t;
-
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }

@@ -129,7 +129,4 @@ static inline size_t fpar__group_calls(const size_t lr[3], unsigned lanes) {
   return (lr[0] + lanes - 1) / lanes * lr[1] * lr[2];
 }
 
-/* Nanoseconds on CLOCK_MONOTONIC. */
-uint64_t fpar__now_ns(void);
-
 #endif

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sched/base/clock.h"
 #include "sched/base/thread_name.h"
 #include "sched/diag/trace.h"
 #include "sched/group/worker.h"

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/base/clock.h"
 #include "sched/base/error.h"
 #include "sched/base/fork.h"
 #include "sched/base/sync.h"
