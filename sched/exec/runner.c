@@ -7,7 +7,7 @@
 #include "sched/exec/runner.h"
 #include "sched/diag/trace.h"
 #include "sched/fiber/sanitizer.h"
-#include "sched/group/abort.h"
+#include "sched/group/fpenv.h"
 #include "sched/group/group.h"
 #include "sched/group/scoped.h"
 

@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* abort.h - ending the running group for good: a fault is recorded and
- * the worker's scheduler context takes over, leaving the group's fibers
- * where they stand (their stacks serve the next group).  Every file that
- * detects a fault in a kernel calls these; they call nothing above them. */
+ * the worker's scheduler context takes over (fpar__worker_to_sched),
+ * leaving the group's fibers where they stand (their stacks serve the
+ * next group).  Every file that detects a fault in a kernel calls these;
+ * they call nothing above them. */
 #ifndef FPAR_SCHED_GROUP_ABORT_H
 #define FPAR_SCHED_GROUP_ABORT_H
 
-#include <stddef.h>
-
 #include "sched/group/worker.h"
-
-/* Leave the running fiber for good and resume the scheduler. */
-_Noreturn void fpar__worker_to_sched(fpar__worker *w);
 
 /* End the group with a fault: record it and switch to the scheduler.
  * detail is a printf format for the fault's description, which names the
@@ -24,18 +20,5 @@ _Noreturn void fpar__group_abort(fpar__worker *w, int code, const char *detail,
  * calls nothing that needs stack, since the stack may be used up; the
  * scheduler composes the message, naming the running work-items. */
 _Noreturn void fpar__stack_overflow(fpar__worker *w, const void *addr);
-
-/* Write "work-item a <one>" or "work-items a-b <many>" into buf, e.g.
- * fpar__describe_items(buf, len, 0, 4, "waits", "wait"). */
-void fpar__describe_items(char *buf, size_t len, size_t first, size_t last,
-                          const char *one, const char *many);
-
-/* Name a barrier site for a message. */
-const char *fpar__site_name(const char *site);
-
-/* At the rendezvous of site (a barrier's, or FPAR__SITE_EXIT): end the
- * group if the floating-point control state its work-items share differs
- * from the one they started with. */
-void fpar__fpenv_check(fpar__worker *w, const char *site);
 
 #endif

@@ -18,6 +18,8 @@
 #include "sched/base/error.h"
 #include "sched/group/barrier.h"
 #include "sched/group/collective_combine.h"
+#include "sched/group/fpenv.h"
+#include "sched/group/message.h"
 #include "sched/group/phase.h"
 #include "sched/group/subgroup_site.h"
 

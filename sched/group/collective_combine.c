@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sched/group/abort.h"
 #include "sched/group/collective_combine.h"
+#include "sched/group/message.h"
 
 /* The rendezvous sites: the function each collective is, for scalar and
  * lane kernels.  A site is a collective's when it points into this

@@ -24,7 +24,10 @@
 #include "sched/group/collective_combine.h"
 #include "sched/group/copystack.h"
 #include "sched/group/group.h"
+#include "sched/group/message.h"
 #include "sched/group/subgroup_site.h"
+
+const char fpar__site_exit[] = "(return from the kernel)";
 
 /* Work-items a kernel call starting at local x of a row of row_size
  * covers: `lanes` (1 for ordinary kernels), fewer at the end of the row. */

@@ -24,6 +24,7 @@
 
 #include "sched/group/collective_combine.h"
 #include "sched/group/group.h"
+#include "sched/group/message.h"
 #include "sched/group/phase.h"
 
 /* The worker's FPAR__SLOT_PHASE: one state and one stop record per call

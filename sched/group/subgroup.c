@@ -27,6 +27,7 @@
 #include "sched/base/error.h"
 #include "sched/group/collective_combine.h"
 #include "sched/group/group.h"
+#include "sched/group/message.h"
 #include "sched/group/subgroup_site.h"
 
 /* The name of the argument that must agree, for operations that have

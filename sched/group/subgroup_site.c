@@ -3,6 +3,7 @@
  * rendezvous see it. */
 #include "sched/group/subgroup_site.h"
 #include "sched/group/abort.h"
+#include "sched/group/message.h"
 
 const char fpar__site_subgroup[] = "(a sub-group operation)";
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* worker.c - what a worker's running groups ask of it: the worker of the
- * calling thread, the next group of its launch, and room for the contexts
- * of a group's fibers.  It calls nothing else of the engine.
+ * calling thread, the next group of its launch, room for the contexts of
+ * a group's fibers, and the way back to the worker's scheduler context.
  *
  * Work distribution: a launch's groups are split into one contiguous chunk
  * per worker (the same split for every launch of the same shape, so a
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/fiber/context.h"
 #include "sched/fiber/sanitizer.h"
 #include "sched/group/worker.h"
 
@@ -38,6 +39,13 @@ int fpar__worker_claim(fpar__worker *w, size_t *group) {
     if (fpar__chunk_take(&l->chunks[(w->index + k) % n], group))
       return 1;
   return 0;
+}
+
+void fpar__worker_to_sched(fpar__worker *w) {
+  fpar__san_switch_out(NULL, w->thread_stack_lo, w->thread_stack_size);
+  fpar__tsan_fiber_switch(w->tsan_sched);
+  fpar__ctx_switch(&w->dead_ctx, w->sched_ctx);
+  __builtin_unreachable();
 }
 
 void fpar__worker_slots_destroy(fpar__worker *w) {

@@ -162,6 +162,11 @@ _Static_assert(offsetof(fpar__worker, run) == 0,
 extern __thread fpar__worker *fpar__self
     __attribute__((tls_model("initial-exec")));
 
+/* Leave the running fiber (or the runner) for good and resume the
+ * worker's scheduler context: the end of a launch's groups, or of a
+ * group that faulted. */
+_Noreturn void fpar__worker_to_sched(fpar__worker *w);
+
 /* Make room for the contexts of n fibers (and two spare entries).
  * Returns 0 or FPAR_ENOMEM. */
 int fpar__worker_reserve_fibers(fpar__worker *w, size_t n);
