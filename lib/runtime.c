@@ -4,10 +4,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fiberpar/simd.h"
 #include "lib/env.h"
 #include "lib/internal.h"
 #include "lib/sized.h"
 #include "sched/base/error.h"
+#include "sched/diag/display.h"
 #include "sched/fiber/stack.h"
 #include "simd/cpu.h"
 
@@ -133,7 +135,7 @@ int fpar_runtime_create(fpar_runtime **out, const fpar_runtime_opts *given) {
   }
   rt->cfg.num_threads = fpar__sched_num_workers(rt->sched);
   atomic_init(&rt->queues, 0);
-  fpar__runtime_display(rt);
+  fpar__display_runtime(&rt->cfg, fpar_math_isa(), fpar_math_lanes());
   *out = rt;
   return 0;
 }

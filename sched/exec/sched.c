@@ -22,6 +22,7 @@
 #include "sched/base/fork.h"
 #include "sched/base/sync.h"
 #include "sched/base/thread_name.h"
+#include "sched/diag/display.h"
 #include "sched/diag/fault.h"
 #include "sched/diag/trace.h"
 #include "sched/exec/sched.h"
@@ -385,6 +386,7 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
     free(s);
     return err; /* fpar__topo_create said why */
   }
+  fpar__display_placement(s->topo, cfg);
   s->num_workers = fpar__topo_num_workers(s->topo);
   s->setup.sched = s;
   s->setup.cfg = &s->cfg;

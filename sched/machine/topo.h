@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* topo.h - the machine as the scheduler sees it: the CPUs the process may
  * use, which of them each worker is pinned to, and which NUMA node holds
- * its memory.  The only user of hwloc.
+ * its memory.  The machine room (topo.c, places.c, claim.c, bind.c) is
+ * the only user of hwloc.
  *
  * The topology is restricted to the process's allowed CPU set (its
  * binding), or, when a launcher's local-rank variables are present and the
@@ -22,9 +23,8 @@
 struct fpar__topo;
 
 /* Discover the machine and place cfg->num_threads workers (0 = one per
- * place) by cfg->pin, printing what cfg->display asks for to stderr.
- * Returns 0, or FPAR_ETOPOLOGY, FPAR_ENOMEM or cfg->places_error (bad
- * place list) with fpar_last_error set. */
+ * place) by cfg->pin.  Returns 0, or FPAR_ETOPOLOGY, FPAR_ENOMEM or
+ * cfg->places_error (bad place list) with fpar_last_error set. */
 int fpar__topo_create(struct fpar__topo **t, const fpar__sched_config *cfg);
 void fpar__topo_destroy(struct fpar__topo *t);
 
@@ -54,5 +54,15 @@ unsigned fpar__topo_per_place(const struct fpar__topo *t);
 /* Cores, hardware threads (PUs) and NUMA nodes of the set. */
 void fpar__topo_counts(const struct fpar__topo *t, int *cores, int *pus,
                        int *nodes);
+
+/* The places the set was divided into (*num), and whether another runtime
+ * of the process uses some of them (*shared). */
+void fpar__topo_places(const struct fpar__topo *t, unsigned *num, int *shared);
+
+/* When the set is this local rank's share of an unbound process's set:
+ * store the rank and the ranks, write the process's CPU list to buf like
+ * snprintf and return its full length; else return -1. */
+int fpar__topo_share(const struct fpar__topo *t, unsigned *rank,
+                     unsigned *ranks, char *buf, size_t size);
 
 #endif
