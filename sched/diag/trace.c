@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* trace.c - FIBERPAR_TRACE (see trace.h): recording work-groups and
- * launches per worker, and writing them as Chrome trace-event JSON.
+/* trace.c - FIBERPAR_TRACE (see trace.h): a trace's life and its file,
+ * written as Chrome trace-event JSON from what the workers recorded
+ * (trace_record.c).
  *
  * The file has one process (the runtime) with a track per worker (tid
  * 1.., named like its thread) and a "launches" track (tid workers + 1,
@@ -21,142 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sched/base/clock.h"
 #include "sched/base/thread_name.h"
-#include "sched/diag/trace.h"
-#include "sched/group/worker.h"
-
-/* Group records per chunk, and chunks per worker: at most 1M groups (40
- * MiB) a worker; later groups are counted as dropped. */
-#define FPAR__TRACE_CHUNK 4096
-#define FPAR__TRACE_MAX_CHUNKS 256
-
-typedef struct fpar__trace_group_rec {
-  uint64_t start_ns, end_ns;
-  uint64_t seq;   /* the launch's */
-  uint64_t group; /* linear group id */
-  uint32_t barriers;
-  uint32_t failed;
-} fpar__trace_group_rec;
-
-typedef struct fpar__trace_chunk {
-  struct fpar__trace_chunk *_Atomic next;
-  atomic_size_t used; /* records published */
-  fpar__trace_group_rec recs[FPAR__TRACE_CHUNK];
-} fpar__trace_chunk;
-
-typedef struct fpar__trace_launch_rec {
-  struct fpar__trace_launch_rec *next;
-  uint64_t seq, submit_ns, start_ns, end_ns;
-  size_t groups;
-  fpar_nd_geometry geo;
-  fpar__model model;
-  int result;
-  char name[FPAR__NAME_MAX];
-} fpar__trace_launch_rec;
-
-struct fpar__trace_worker {
-  alignas(64) fpar__trace_chunk *_Atomic first;
-  _Atomic(fpar__trace_launch_rec *) launches; /* newest first */
-  atomic_size_t dropped;
-  /* The worker's own. */
-  fpar__trace_chunk *last;
-  size_t chunks;
-  uint64_t start_ns; /* of the open group */
-  size_t group;
-  int open;
-};
-
-struct fpar__trace {
-  fpar__trace *next; /* the live traces of the process */
-  FILE *file;
-  char *path;
-  pid_t pid;
-  unsigned serial, workers;
-  atomic_int written;
-  fpar__trace_worker *w;
-};
-
-/* ---- Recording (worker threads) ---------------------------------------- */
-
-fpar__trace_worker *fpar__trace_worker_get(fpar__trace *t, unsigned w) {
-  return t != NULL ? &t->w[w] : NULL;
-}
-
-void fpar__trace_group_begin(fpar__worker *w, size_t group) {
-  fpar__trace_worker *tw = w->trace;
-
-  w->run.barriers = 0;
-  tw->group = group;
-  tw->open = 1;
-  tw->start_ns = fpar__now_ns();
-}
-
-/* Append r to the worker's records, or count it as dropped. */
-static void fpar__trace_record(fpar__trace_worker *tw,
-                               const fpar__trace_group_rec *r) {
-  fpar__trace_chunk *c = tw->last;
-  size_t n = c != NULL ? atomic_load_explicit(&c->used, memory_order_relaxed)
-                       : FPAR__TRACE_CHUNK;
-
-  if (n == FPAR__TRACE_CHUNK) {
-    if (tw->chunks == FPAR__TRACE_MAX_CHUNKS ||
-        (c = malloc(sizeof *c)) == NULL) {
-      atomic_fetch_add_explicit(&tw->dropped, 1, memory_order_relaxed);
-      return;
-    }
-    atomic_init(&c->next, NULL);
-    atomic_init(&c->used, 0);
-    if (tw->last != NULL)
-      atomic_store_explicit(&tw->last->next, c, memory_order_release);
-    else
-      atomic_store_explicit(&tw->first, c, memory_order_release);
-    tw->last = c;
-    tw->chunks++;
-    n = 0;
-  }
-  c->recs[n] = *r;
-  atomic_store_explicit(&c->used, n + 1, memory_order_release);
-}
-
-void fpar__trace_group_end(fpar__worker *w, int failed) {
-  fpar__trace_worker *tw = w->trace;
-  fpar__trace_group_rec r;
-
-  if (!tw->open)
-    return;
-  tw->open = 0;
-  r.start_ns = tw->start_ns;
-  r.end_ns = fpar__now_ns();
-  r.seq = w->launch->seq;
-  r.group = tw->group;
-  r.barriers = w->run.barriers;
-  r.failed = failed != 0;
-  fpar__trace_record(tw, &r);
-}
-
-void fpar__trace_launch(fpar__worker *w, const fpar__launch *l) {
-  fpar__trace_worker *tw = w->trace;
-  fpar__trace_launch_rec *r = malloc(sizeof *r);
-
-  if (r == NULL) {
-    atomic_fetch_add_explicit(&tw->dropped, 1, memory_order_relaxed);
-    return;
-  }
-  r->seq = l->seq;
-  r->submit_ns = l->submit_ns;
-  r->start_ns = l->start_ns;
-  r->end_ns = fpar__now_ns();
-  r->groups = l->spec.num_groups;
-  r->geo = l->spec.geo;
-  r->model = l->spec.model;
-  r->result = atomic_load_explicit(&l->failed, memory_order_acquire)
-                  ? l->fault_code
-                  : 0;
-  memcpy(r->name, l->spec.name, sizeof r->name);
-  r->next = atomic_load_explicit(&tw->launches, memory_order_relaxed);
-  atomic_store_explicit(&tw->launches, r, memory_order_release);
-}
+#include "sched/diag/trace_internal.h"
 
 /* ---- The live traces, written at exit ----------------------------------- */
 
