@@ -1,53 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* scoped.c - scoped parallelism (AdaptiveCpp) and hierarchical parallelism
- * (SYCL 1.2.1) on a worker: a work group's function runs once on the
- * runner fiber; distribute_items and parallel_for_work_item are loops over
- * logical items; groups nest on the runner's stack; memory environments
- * and private memory come from the worker's arena.
+/* scoped.c - scoped parallelism (AdaptiveCpp) on a worker: a work group's
+ * function runs once on the runner fiber (also a hierarchical launch's,
+ * hierarchical.c); distribute_items is a loop over logical items;
+ * distribute_groups nests groups on the runner's stack; single_item and
+ * group_barrier run in place.
  *
  * The scoped rules are checked here: a group operation, distribute_*,
  * single_item or memory_environment inside an item loop (rule 2 and 3), or
  * an operation on a group that is not the innermost one (rule 1), fails
  * the launch with FPAR_ESCOPE and names the rule.
  */
-#include <stdalign.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "sched/base/error.h"
-#include "sched/group/group.h"
+#include "sched/group/abort.h"
 #include "sched/group/scoped.h"
-
-/* The worker's FPAR__SLOT_SCOPED: the innermost group of the running
- * group function, and the name of the item loop being run (NULL outside
- * one), for the rule checks. */
-typedef struct fpar__scoped_nesting {
-  const fpar_group *innermost;
-  const char *inside;
-} fpar__scoped_nesting;
-_Static_assert(sizeof(fpar__scoped_nesting) <= FPAR__SLOT_BYTES,
-               "the scoped nesting fits its slot");
-
-static fpar__scoped_nesting *fpar__nesting(fpar__worker *w) {
-  return fpar__worker_slot(w, FPAR__SLOT_SCOPED);
-}
-
-struct fpar_private_memory {
-  char *base;
-  size_t stride;
-  const fpar_group *group; /* scoped: the group it was requested in */
-  size_t range[3];         /* items it has one object for */
-  int physical;            /* hierarchical: indexed by physical id */
-};
 
 /* ---- Rule checks -------------------------------------------------------- */
 
-/* The worker running the calling group function.  Only a worker running
- * a scoped or hierarchical group gets here with a group; on a worker
- * anything else is a group pointer used outside its kernel (which fails
- * that kernel's launch), and on another thread the call returns NULL with
- * FPAR_ENOTKERNEL set. */
-static fpar__worker *fpar__scoped_worker(const char *op) {
+fpar__worker *fpar__scoped_worker(const char *op) {
   fpar__worker *w = fpar__self;
 
   if (w == NULL) {
@@ -66,7 +37,7 @@ static fpar__worker *fpar__scoped_worker(const char *op) {
 
 /* Rules 1 and 2: group operations run outside item loops, on the innermost
  * group. */
-static fpar__worker *fpar__check_group_op(const fpar_group *g, const char *op) {
+fpar__worker *fpar__check_group_op(const fpar_group *g, const char *op) {
   fpar__worker *w = fpar__scoped_worker(op);
   const fpar__scoped_nesting *n;
 
@@ -135,10 +106,9 @@ static void fpar__s_item_set(fpar_s_item *si, const fpar_group *g,
   si->group = g;
 }
 
-/* Call fn for every item of g, or row once per row of g. */
-static void fpar__items_loop(fpar__worker *w, const fpar_group *g,
-                             const char *op, fpar_s_item_fn fn,
-                             fpar_s_row_fn row, void *ctx, int physical) {
+void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
+                      fpar_s_item_fn fn, fpar_s_row_fn row, void *ctx,
+                      int physical) {
   size_t local[3];
   fpar_s_item si;
 
@@ -262,205 +232,4 @@ int fpar_group_barrier(fpar_group *g) {
   w->run.barriers++;
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   return 0;
-}
-
-/* ---- Memory -------------------------------------------------------------- */
-
-/* Arena memory for request k of the current group, or a fault. */
-static void *fpar__env_alloc(fpar__worker *w, size_t size, size_t align,
-                             const char *what, unsigned k) {
-  void *p = fpar__arena_alloc(&w->arena, size, align);
-
-  if (p == NULL)
-    fpar__group_abort(w, FPAR_ELOCALMEM,
-                      "%s %u needs %zu bytes but %zu of the %zu-byte "
-                      "local-memory arena are left; raise "
-                      "FIBERPAR_LOCAL_MEM_SIZE",
-                      what, k, size, fpar__arena_free_bytes(&w->arena),
-                      w->arena.size);
-  return p;
-}
-
-/* Fill [p, p + size) with copies of the init_size-byte value init. */
-static void fpar__fill(char *p, size_t size, const void *init,
-                       size_t init_size) {
-  size_t i;
-
-  for (i = 0; i + init_size <= size; i += init_size)
-    memcpy(p + i, init, init_size);
-}
-
-static fpar_private_memory *
-fpar__private_alloc(fpar__worker *w, const fpar_group *g, const size_t range[3],
-                    int physical, const fpar_mem_request *r, unsigned k) {
-  size_t align = r->align ? r->align : 16, slots, stride, i;
-  fpar_private_memory *pm;
-  int overflow;
-
-  slots = range[0] * range[1] * range[2];
-  pm = fpar__env_alloc(w, sizeof *pm, alignof(fpar_private_memory),
-                       "private memory record", k);
-  overflow = __builtin_add_overflow(r->size, align - 1, &stride);
-  stride &= ~(align - 1);
-  if (overflow || (stride != 0 && slots > SIZE_MAX / stride))
-    fpar__group_abort(w, FPAR_ELOCALMEM,
-                      "private memory %u: %zu items x %zu bytes overflow", k,
-                      slots, r->size);
-  pm->base = fpar__env_alloc(w, slots * stride, align, "private memory", k);
-  pm->stride = stride;
-  pm->group = g;
-  memcpy(pm->range, range, sizeof pm->range);
-  pm->physical = physical;
-  if (r->init != NULL)
-    for (i = 0; i < slots; i++)
-      fpar__fill(pm->base + i * stride, r->size, r->init, r->init_size);
-  return pm;
-}
-
-static void fpar__check_request(fpar__worker *w, const fpar_mem_request *r,
-                                unsigned k) {
-  size_t align = r->align ? r->align : 16;
-
-  if ((align & (align - 1)) != 0 || align > FPAR_MAX_LOCAL_ALIGN ||
-      (r->kind != FPAR_MEM_LOCAL && r->kind != FPAR_MEM_PRIVATE) ||
-      (r->init != NULL && (r->init_size == 0 || r->size % r->init_size != 0)))
-    fpar__group_abort(w, FPAR_EINVAL,
-                      "memory request %u is malformed: kind %d, %zu bytes, "
-                      "alignment %zu (a power of two up to %d), initial "
-                      "value of %zu bytes (it must divide the size)",
-                      k, (int)r->kind, r->size, align, FPAR_MAX_LOCAL_ALIGN,
-                      r->init_size);
-}
-
-int fpar_memory_environment(fpar_group *g, const fpar_mem_request *reqs,
-                            unsigned n, fpar_env_fn fn, void *ctx) {
-  fpar__worker *w = fpar__check_group_op(g, "fpar_memory_environment");
-  size_t mark;
-  void **mem;
-  unsigned k;
-
-  if (w == NULL)
-    return FPAR_ENOTKERNEL;
-  mark = fpar__arena_mark(&w->arena);
-  mem = fpar__env_alloc(w, (n ? n : 1) * sizeof *mem, alignof(void *),
-                        "memory request table", n);
-  for (k = 0; k < n; k++) {
-    const fpar_mem_request *r = &reqs[k];
-    fpar__check_request(w, r, k);
-    if (r->kind == FPAR_MEM_PRIVATE) {
-      mem[k] = fpar__private_alloc(w, g, g->local_range, 0, r, k);
-      continue;
-    }
-    mem[k] = fpar__env_alloc(w, r->size, r->align ? r->align : 16,
-                             "local memory", k);
-    if (r->init != NULL)
-      fpar__fill(mem[k], r->size, r->init, r->init_size);
-  }
-  fn(g, mem, ctx);
-  fpar__arena_release(&w->arena, mark);
-  return 0;
-}
-
-void *fpar_private_at(const fpar_private_memory *pm, const fpar_s_item *si) {
-  fpar__worker *w = fpar__scoped_worker("fpar_private_at");
-  size_t id[3];
-  unsigned d;
-
-  if (w == NULL)
-    return NULL;
-  for (d = 0; d < 3; d++) {
-    id[d] = pm->physical ? si->physical_id[d]
-                         : si->group_local_id[d] - pm->group->offset[d];
-    if (id[d] >= pm->range[d])
-      fpar__group_abort(w, FPAR_ESCOPE,
-                        "fpar_private_at: item (%zu,%zu,%zu) of the work "
-                        "group is outside the group its private memory "
-                        "belongs to",
-                        si->group_local_id[0], si->group_local_id[1],
-                        si->group_local_id[2]);
-  }
-  return pm->base +
-         pm->stride * (id[0] + pm->range[0] * (id[1] + pm->range[1] * id[2]));
-}
-
-/* ---- Hierarchical parallelism -------------------------------------------- */
-
-int fpar_parallel_for_work_item_range(fpar_group *g, fpar_range logical,
-                                      fpar_s_item_fn fn, void *ctx) {
-  const char *op = "fpar_parallel_for_work_item";
-  fpar__worker *w = fpar__check_group_op(g, op);
-  size_t l[3];
-  fpar_group view;
-  fpar_s_item si;
-  unsigned d;
-
-  if (w == NULL)
-    return FPAR_ENOTKERNEL;
-  if (logical.dims != g->dims)
-    fpar__group_abort(w, FPAR_EDIM,
-                      "%s: logical range of %u dimensions in a %u-dimensional "
-                      "group",
-                      op, logical.dims, g->dims);
-  /* The items see a group whose logical range is this call's; their
-   * global id and range stay those of the physical work-item running them
-   * and of the launch (SYCL 1.2.1, 4.8.1.7: h_item::get_global() is "the
-   * work-item's position in the global iteration space as provided upon
-   * kernel invocation"). */
-  view = *g;
-  for (d = 0; d < 3; d++)
-    view.local_range[d] = d < logical.dims ? logical.size[d] : 1;
-  fpar__nesting(w)->inside = op;
-  for (l[2] = 0; l[2] < view.local_range[2]; l[2]++)
-    for (l[1] = 0; l[1] < view.local_range[1]; l[1]++)
-      for (l[0] = 0; l[0] < view.local_range[0]; l[0]++) {
-        for (d = 0; d < 3; d++) {
-          si.local_id[d] = si.group_local_id[d] = l[d];
-          si.physical_id[d] = l[d] % g->physical_range[d];
-          si.global_id[d] = g->global_origin[d] + si.physical_id[d];
-        }
-        si.group = &view;
-        fn(&si, ctx);
-      }
-  fpar__nesting(w)->inside = NULL;
-  __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the implicit barrier */
-  return 0;
-}
-
-int fpar_parallel_for_work_item_rows(fpar_group *g, fpar_s_row_fn row,
-                                     void *ctx) {
-  fpar__worker *w = fpar__check_group_op(g, "fpar_parallel_for_work_item");
-  fpar_group view;
-  unsigned d;
-
-  if (w == NULL)
-    return FPAR_ENOTKERNEL;
-  /* The physical work-items, each its own logical item. */
-  view = *g;
-  for (d = 0; d < 3; d++) {
-    view.local_range[d] = g->physical_range[d];
-    view.global_origin[d] = g->id[d] * view.local_range[d];
-    view.global_range[d] = g->range[d] * view.local_range[d];
-  }
-  fpar__items_loop(w, &view, "fpar_parallel_for_work_item", NULL, row, ctx, 1);
-  __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the implicit barrier */
-  return 0;
-}
-
-int fpar_parallel_for_work_item(fpar_group *g, fpar_s_item_fn fn, void *ctx) {
-  fpar_range r = {
-      g->dims,
-      {g->physical_range[0], g->physical_range[1], g->physical_range[2]}};
-
-  return fpar_parallel_for_work_item_range(g, r, fn, ctx);
-}
-
-fpar_private_memory *fpar_private_memory_create(fpar_group *g, size_t size) {
-  fpar__worker *w = fpar__check_group_op(g, "fpar_private_memory_create");
-  fpar_mem_request r = fpar_require_private_mem(size, 16, NULL, 0);
-
-  if (w == NULL)
-    return NULL;
-  /* Released with the group's arena memory when the group function
-   * returns. */
-  return fpar__private_alloc(w, g, g->physical_range, 1, &r, 0);
 }
