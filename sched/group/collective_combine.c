@@ -8,6 +8,7 @@
 
 #include "sched/group/collective_combine.h"
 #include "sched/group/message.h"
+#include "sched/group/value.h"
 
 /* The rendezvous sites: the function each collective is, for scalar and
  * lane kernels.  A site is a collective's when it points into this
@@ -56,17 +57,9 @@ const char *fpar__collective_name(unsigned op) {
 
 /* ---- Combining, in local linear id order -------------------------------- */
 
-/* Integer arithmetic wraps (unsigned arithmetic, also for signed types);
- * min and max of floating-point values are fmin and fmax. */
-#define FPAR__ADD_I(T, U) (T)((U)a + (U)b)
-#define FPAR__ADD_F(T, U) (a + b)
-#define FPAR__MIN_I(a, b) ((b) < (a) ? (b) : (a))
-#define FPAR__MAX_I(a, b) ((b) > (a) ? (b) : (a))
-
-#define FPAR__COMBINE(T, U, t, ADD, MIN, MAX, LOWEST, HIGHEST)                 \
-  static inline T fpar__add_##t(T a, T b) {                                    \
-    return ADD(T, U);                                                          \
-  }                                                                            \
+/* The values' arithmetic is value.h's, shared with sub-group
+ * operations. */
+#define FPAR__COMBINE(T, t, LOWEST, HIGHEST)                                   \
   static T fpar__combine_##t(unsigned kind, T *s, size_t n, size_t src) {      \
     T acc = 0, x;                                                              \
     size_t i;                                                                  \
@@ -79,11 +72,11 @@ const char *fpar__collective_name(unsigned op) {
       return acc;                                                              \
     case FPAR_GROUP_REDUCE_MIN:                                                \
       for (acc = s[0], i = 1; i < n; i++)                                      \
-        acc = MIN(acc, s[i]);                                                  \
+        acc = fpar__min_##t(acc, s[i]);                                        \
       return acc;                                                              \
     case FPAR_GROUP_REDUCE_MAX:                                                \
       for (acc = s[0], i = 1; i < n; i++)                                      \
-        acc = MAX(acc, s[i]);                                                  \
+        acc = fpar__max_##t(acc, s[i]);                                        \
       return acc;                                                              \
     case FPAR_GROUP_SCAN_INCLUSIVE_ADD:                                        \
       for (i = 1; i < n; i++)                                                  \
@@ -91,11 +84,11 @@ const char *fpar__collective_name(unsigned op) {
       return 0;                                                                \
     case FPAR_GROUP_SCAN_INCLUSIVE_MIN:                                        \
       for (i = 1; i < n; i++)                                                  \
-        s[i] = MIN(s[i - 1], s[i]);                                            \
+        s[i] = fpar__min_##t(s[i - 1], s[i]);                                  \
       return 0;                                                                \
     case FPAR_GROUP_SCAN_INCLUSIVE_MAX:                                        \
       for (i = 1; i < n; i++)                                                  \
-        s[i] = MAX(s[i - 1], s[i]);                                            \
+        s[i] = fpar__max_##t(s[i - 1], s[i]);                                  \
       return 0;                                                                \
     case FPAR_GROUP_SCAN_EXCLUSIVE_ADD:                                        \
       for (i = 0; i < n; i++)                                                  \
@@ -103,11 +96,11 @@ const char *fpar__collective_name(unsigned op) {
       return 0;                                                                \
     case FPAR_GROUP_SCAN_EXCLUSIVE_MIN:                                        \
       for (acc = HIGHEST, i = 0; i < n; i++)                                   \
-        x = s[i], s[i] = acc, acc = MIN(acc, x);                               \
+        x = s[i], s[i] = acc, acc = fpar__min_##t(acc, x);                     \
       return 0;                                                                \
     case FPAR_GROUP_SCAN_EXCLUSIVE_MAX:                                        \
       for (acc = LOWEST, i = 0; i < n; i++)                                    \
-        x = s[i], s[i] = acc, acc = MAX(acc, x);                               \
+        x = s[i], s[i] = acc, acc = fpar__max_##t(acc, x);                     \
       return 0;                                                                \
     case FPAR_GROUP_ANY:                                                       \
       for (i = 0; i < n; i++)                                                  \
@@ -121,18 +114,12 @@ const char *fpar__collective_name(unsigned op) {
     return 0;                                                                  \
   }
 
-FPAR__COMBINE(int32_t, uint32_t, i32, FPAR__ADD_I, FPAR__MIN_I, FPAR__MAX_I,
-              INT32_MIN, INT32_MAX)
-FPAR__COMBINE(uint32_t, uint32_t, u32, FPAR__ADD_I, FPAR__MIN_I, FPAR__MAX_I, 0,
-              UINT32_MAX)
-FPAR__COMBINE(int64_t, uint64_t, i64, FPAR__ADD_I, FPAR__MIN_I, FPAR__MAX_I,
-              INT64_MIN, INT64_MAX)
-FPAR__COMBINE(uint64_t, uint64_t, u64, FPAR__ADD_I, FPAR__MIN_I, FPAR__MAX_I, 0,
-              UINT64_MAX)
-FPAR__COMBINE(float, float, f32, FPAR__ADD_F, __builtin_fminf, __builtin_fmaxf,
-              -__builtin_inff(), __builtin_inff())
-FPAR__COMBINE(double, double, f64, FPAR__ADD_F, __builtin_fmin, __builtin_fmax,
-              -__builtin_inf(), __builtin_inf())
+FPAR__COMBINE(int32_t, i32, INT32_MIN, INT32_MAX)
+FPAR__COMBINE(uint32_t, u32, 0, UINT32_MAX)
+FPAR__COMBINE(int64_t, i64, INT64_MIN, INT64_MAX)
+FPAR__COMBINE(uint64_t, u64, 0, UINT64_MAX)
+FPAR__COMBINE(float, f32, -__builtin_inff(), __builtin_inff())
+FPAR__COMBINE(double, f64, -__builtin_inf(), __builtin_inf())
 
 #define FPAR__COMBINE_CASE(TYPE, T, t)                                         \
   case TYPE: {                                                                 \

@@ -16,102 +16,53 @@
  * While an operation waits for members, the group's rendezvous value
  * matches no barrier and no return, so a member that arrives at one of
  * those takes the barrier's (or the return's) slow path, which reports
- * the divergence here.  The barrier's fast path is unchanged.
+ * the divergence (subgroup_site.c).  The barrier's fast path is
+ * unchanged.  The values' arithmetic is value.h's, shared with the
+ * work-group collectives; the faults of the calls are subgroup_check.c's.
  */
-#include <inttypes.h>
-#include <math.h>
-#include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "sched/base/error.h"
-#include "sched/group/collective_combine.h"
 #include "sched/group/group.h"
-#include "sched/group/message.h"
+#include "sched/group/subgroup_check.h"
 #include "sched/group/subgroup_site.h"
+#include "sched/group/value.h"
 
-/* The name of the argument that must agree, for operations that have
- * one. */
-static const char *fpar__sg_uniform_name(unsigned kind) {
-  switch (kind) {
-  case FPAR__SG_XOR:
-    return "mask";
-  case FPAR__SG_UP:
-  case FPAR__SG_DOWN:
-    return "delta";
-  case FPAR__SG_BROADCAST:
-    return "lane";
-  default:
-    return NULL;
+/* ---- Results ------------------------------------------------------------ */
+
+/* The reduction of in[0..n-1] in member order, of type T (t), whose
+ * values' bits are in the low end of in[]. */
+#define FPAR__SG_REDUCE(T, t)                                                  \
+  static uint64_t fpar__sg_reduce_##t(unsigned kind, const uint64_t *in,       \
+                                      size_t n) {                              \
+    T r = fpar__##t##_bits(in[0]);                                             \
+    size_t k;                                                                  \
+                                                                               \
+    for (k = 1; k < n; k++) {                                                  \
+      T x = fpar__##t##_bits(in[k]);                                           \
+      r = kind == FPAR__SG_ADD   ? fpar__add_##t(r, x)                         \
+          : kind == FPAR__SG_MIN ? fpar__min_##t(r, x)                         \
+                                 : fpar__max_##t(r, x);                        \
+    }                                                                          \
+    return fpar__bits_##t(r);                                                  \
   }
-}
+FPAR__SG_REDUCE(float, f32)
+FPAR__SG_REDUCE(double, f64)
+FPAR__SG_REDUCE(int32_t, i32)
+FPAR__SG_REDUCE(uint32_t, u32)
 
-/* ---- Values ------------------------------------------------------------- */
-
-static uint64_t fpar__sg_from_float(float f) {
-  uint32_t u;
-
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
-static float fpar__sg_to_float(uint64_t v) {
-  uint32_t u = (uint32_t)v;
-  float f;
-
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-static uint64_t fpar__sg_from_double(double d) {
-  uint64_t u;
-
-  memcpy(&u, &d, sizeof u);
-  return u;
-}
-static double fpar__sg_to_double(uint64_t v) {
-  double d;
-
-  memcpy(&d, &v, sizeof d);
-  return d;
-}
-
-/* The reduction of in[0..n-1] in member order: IEEE fmin/fmax for the
- * floating types (a NaN loses to a number), wrapping sums for the
- * integers. */
+/* The reduction `kind` of in[0..n-1] of `type`. */
 static uint64_t fpar__sg_reduce(unsigned kind, unsigned type,
                                 const uint64_t *in, size_t n) {
-  size_t k;
-
-  if (type == FPAR__SG_FLOAT) {
-    float r = fpar__sg_to_float(in[0]);
-    for (k = 1; k < n; k++) {
-      float x = fpar__sg_to_float(in[k]);
-      r = kind == FPAR__SG_ADD   ? r + x
-          : kind == FPAR__SG_MIN ? fminf(r, x)
-                                 : fmaxf(r, x);
-    }
-    return fpar__sg_from_float(r);
-  }
-  if (type == FPAR__SG_DOUBLE) {
-    double r = fpar__sg_to_double(in[0]);
-    for (k = 1; k < n; k++) {
-      double x = fpar__sg_to_double(in[k]);
-      r = kind == FPAR__SG_ADD   ? r + x
-          : kind == FPAR__SG_MIN ? fmin(r, x)
-                                 : fmax(r, x);
-    }
-    return fpar__sg_from_double(r);
-  }
-  {
-    uint32_t r = (uint32_t)in[0];
-    for (k = 1; k < n; k++) {
-      uint32_t x = (uint32_t)in[k];
-      int less = type == FPAR__SG_INT ? (int32_t)x < (int32_t)r : x < r;
-      if (kind == FPAR__SG_ADD)
-        r += x;
-      else if (kind == FPAR__SG_MIN ? less : !less && x != r)
-        r = x;
-    }
-    return r;
+  switch (type) {
+  case FPAR__SG_FLOAT:
+    return fpar__sg_reduce_f32(kind, in, n);
+  case FPAR__SG_DOUBLE:
+    return fpar__sg_reduce_f64(kind, in, n);
+  case FPAR__SG_INT:
+    return fpar__sg_reduce_i32(kind, in, n);
+  default:
+    return fpar__sg_reduce_u32(kind, in, n);
   }
 }
 
@@ -152,120 +103,6 @@ static void fpar__sg_compute(unsigned kind, unsigned type, uint64_t u,
   }
   for (k = 0; k < n; k++)
     out[k] = all;
-}
-
-/* ---- Faults ---------------------------------------------------------------
- */
-
-/* The launch's kernel may not use sub-group operations (it is not one
- * work-item per call on fibers): fail the group, saying why. */
-static _Noreturn __attribute__((noinline, cold)) void
-fpar__sg_refused(fpar__worker *w, const fpar_item *it, const char *name) {
-  const fpar__launch *l = w->launch;
-
-  if (l == NULL || l->spec.model == FPAR__SCOPED ||
-      l->spec.model == FPAR__HIERARCHICAL)
-    fpar__group_abort(w, FPAR_ENOTKERNEL,
-                      "%s called in a scoped or hierarchical group function; "
-                      "sub-group operations are for nd_range kernels",
-                      name);
-  if (l->spec.lanes > 1)
-    fpar__group_abort(w, FPAR_EINVAL,
-                      "work-items %zu- called %s in a lane kernel; use the "
-                      "lane forms of <fiberpar/simd.h> "
-                      "(fpar_sub_group_reduce_add_vf32(lk, v), "
-                      "fpar_vf32_shuffle() ...)",
-                      fpar_local_linear_id(it), name);
-  fpar__group_abort(w, FPAR_EINVAL,
-                    "work-item %zu called %s in a phase kernel; phase "
-                    "kernels have no sub-group operations (write the "
-                    "kernel with fpar_barrier())",
-                    fpar_local_linear_id(it), name);
-}
-
-static __attribute__((noinline, cold)) uint64_t
-fpar__sg_outside(const char *name) {
-  fpar__set_error(FPAR_ENOTKERNEL, "%s called on a thread that runs no kernel",
-                  name);
-  return 0;
-}
-
-static _Noreturn __attribute__((noinline, cold)) void
-fpar__sg_bad_lane(fpar__worker *w, size_t i, uint64_t a, const char *name,
-                  size_t n) {
-  fpar__group_abort(w, FPAR_EINVAL,
-                    "work-item %zu passed lane %" PRIu64 " to %s but its "
-                    "sub-group has %zu work-items",
-                    i, a, name, n);
-}
-
-/* Work-item i (member j of its sub-group) reached an operation while its
- * group runs as a loop: work-item 0 turns the group into fibers; any
- * other work-item comes after work-items that returned. */
-static __attribute__((noinline, cold)) void
-fpar__sg_from_loop(fpar__worker *w, size_t i, size_t j, const char *name) {
-  char items[64];
-
-  if (i == 0) {
-    fpar__group_promote(w);
-    return;
-  }
-  if (j > 0) {
-    fpar__describe_items(items, sizeof items, i - j, i - 1,
-                         "of its sub-group returned",
-                         "of its sub-group returned");
-    fpar__group_abort(w, FPAR_EDIVERGENCE,
-                      "work-item %zu reached %s after %s from the kernel "
-                      "without reaching it",
-                      i, name, items);
-  }
-  fpar__group_abort(w, FPAR_ENOTSUP,
-                    "work-item %zu reached %s after work-item 0 returned from "
-                    "the kernel without reaching a barrier or a sub-group "
-                    "operation: the group ran as a loop (lazy fibers), and "
-                    "sub-group operations need fibers; let work-item 0 reach "
-                    "one first",
-                    i, name);
-}
-
-/* Member j > 0 (work-item i) arrives: the members before it must wait at
- * the same operation with the same uniform argument. */
-static _Noreturn __attribute__((noinline, cold)) void
-fpar__sg_check_member(fpar__worker *w, size_t i, size_t j, unsigned kind,
-                      unsigned type, uint64_t u, const char *name) {
-  const fpar__group_run *g = &w->run;
-  const fpar__subgroup_run *sg = fpar__subgroup_of(w);
-  const char *arg = fpar__sg_uniform_name(kind);
-  char items[64], other[128];
-
-  if (g->site != FPAR__SITE_SUBGROUP) {
-    /* They arrived at the group's rendezvous instead. */
-    if (g->site == FPAR__SITE_EXIT) {
-      fpar__describe_items(items, sizeof items, i - j, i - 1,
-                           "of its sub-group returned",
-                           "of its sub-group returned");
-      fpar__group_abort(w, FPAR_EDIVERGENCE,
-                        "work-item %zu waits at %s but %s from the kernel "
-                        "without reaching it",
-                        i, name, items);
-    }
-    fpar__describe_items(items, sizeof items, i - j, i - 1,
-                         "of its sub-group waits", "of its sub-group wait");
-    fpar__group_abort(w, FPAR_EDIVERGENCE,
-                      "work-item %zu waits at %s while %s at %s", i, name,
-                      items, fpar__site_what(other, sizeof other, g->site));
-  }
-  if (sg->kind != kind || sg->type != type) {
-    snprintf(other, sizeof other, "waits at %s", name);
-    fpar__subgroup_diverged(w, i, other);
-  }
-  /* Only the uniform argument is left to differ. */
-  fpar__group_abort(w, FPAR_EINVAL,
-                    "work-item %zu passed %s %" PRIu64 " to %s but "
-                    "work-item %zu passed %" PRIu64
-                    ": it must be the same in every work-item of the "
-                    "sub-group",
-                    i, arg, u, name, sg->first_item, sg->uniform);
 }
 
 /* Free the values (the worker's end). */
@@ -361,9 +198,14 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
   }
   g = &w->run;
   sg = fpar__subgroup_of(w);
-  if (__builtin_expect(g->fibers == FPAR__LOOP, 0))
-    fpar__sg_from_loop(w, fpar_local_linear_id(it), j,
-                       fpar__subgroup_name(kind, type));
+  if (__builtin_expect(g->fibers == FPAR__LOOP, 0)) {
+    /* Work-item 0 turns the group into fibers; any other comes after
+     * work-items that returned. */
+    if (fpar_local_linear_id(it) != 0)
+      fpar__sg_after_loop(w, fpar_local_linear_id(it), j,
+                          fpar__subgroup_name(kind, type));
+    fpar__group_promote(w);
+  }
   f = g->cur;
   if (j == 0)
     fpar__sg_record(w, it, kind, type, a);
@@ -454,13 +296,7 @@ uint64_t fpar_sub_group_ballot(fpar_item *it, int pred) {
     return FROM(fpar__sg_op(it, FPAR__SG_MAX, TYPE, TO(v), 0));                \
   }
 
-#define FPAR__SG_U32(v) ((uint64_t)(uint32_t)(v))
-#define FPAR__SG_TO_INT(v) ((int32_t)(uint32_t)(v))
-#define FPAR__SG_TO_UINT(v) ((uint32_t)(v))
-
-FPAR__SG_TYPE(f32, float, FPAR__SG_FLOAT, fpar__sg_from_float,
-              fpar__sg_to_float)
-FPAR__SG_TYPE(f64, double, FPAR__SG_DOUBLE, fpar__sg_from_double,
-              fpar__sg_to_double)
-FPAR__SG_TYPE(i32, int32_t, FPAR__SG_INT, FPAR__SG_U32, FPAR__SG_TO_INT)
-FPAR__SG_TYPE(u32, uint32_t, FPAR__SG_UINT, FPAR__SG_U32, FPAR__SG_TO_UINT)
+FPAR__SG_TYPE(f32, float, FPAR__SG_FLOAT, fpar__bits_f32, fpar__f32_bits)
+FPAR__SG_TYPE(f64, double, FPAR__SG_DOUBLE, fpar__bits_f64, fpar__f64_bits)
+FPAR__SG_TYPE(i32, int32_t, FPAR__SG_INT, fpar__bits_i32, fpar__i32_bits)
+FPAR__SG_TYPE(u32, uint32_t, FPAR__SG_UINT, fpar__bits_u32, fpar__u32_bits)

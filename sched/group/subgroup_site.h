@@ -61,6 +61,22 @@ enum {
 };
 enum { FPAR__SG_FLOAT, FPAR__SG_DOUBLE, FPAR__SG_INT, FPAR__SG_UINT };
 
+/* The name of the argument that must agree, for operations that have
+ * one. */
+static inline const char *fpar__sg_uniform_name(unsigned kind) {
+  switch (kind) {
+  case FPAR__SG_XOR:
+    return "mask";
+  case FPAR__SG_UP:
+  case FPAR__SG_DOWN:
+    return "delta";
+  case FPAR__SG_BROADCAST:
+    return "lane";
+  default:
+    return NULL;
+  }
+}
+
 /* "fpar_sub_group_KIND_TYPE" of an operation (FPAR__SG_*) and type. */
 const char *fpar__subgroup_name(unsigned kind, unsigned type);
 
