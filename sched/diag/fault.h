@@ -9,6 +9,12 @@
  * action installed before ours, exactly as if ours were not there: the
  * user's handler (with its mask and flags), SIG_IGN for sent signals, or
  * the default action, which ends the process.  SIGBUS is left alone. */
+/* Room diag of sched/ (docs/layout.md): what the runtime tells of itself:
+ * stack-overflow faults, FIBERPAR_TRACE, FIBERPAR_DISPLAY.  The rooms, in
+ * the order they may include one another: base, machine, fiber, group,
+ * diag, exec; a room includes its own headers and those of the rooms before
+ * it, never one after it (tests/test_layout.sh checks).  diag includes
+ * base, machine, fiber and group; exec and lib/ include it. */
 #ifndef FPAR_SCHED_DIAG_FAULT_H
 #define FPAR_SCHED_DIAG_FAULT_H
 

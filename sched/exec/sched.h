@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* sched.h - the scheduler as the API layer sees it: a set of pinned
  * workers that execute submitted launches in submission order. */
+/* Room exec of sched/ (docs/layout.md): the worker threads, the launch
+ * FIFO, the runner fiber, a worker's life.  The rooms, in the order they
+ * may include one another: base, machine, fiber, group, diag, exec; a room
+ * includes its own headers and those of the rooms before it, never one
+ * after it (tests/test_layout.sh checks).  exec includes base, machine,
+ * fiber, group and diag; lib/ includes it. */
 #ifndef FPAR_SCHED_EXEC_SCHED_H
 #define FPAR_SCHED_EXEC_SCHED_H
 

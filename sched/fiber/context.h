@@ -10,6 +10,12 @@
  * can be saved into.  The handle of a saved context is only meaningful to
  * fpar__ctx_switch().
  */
+/* Room fiber of sched/ (docs/layout.md): the context switch (one file per
+ * ABI), stacks and their guards (one file per OS), sanitizer annotations.
+ * The rooms, in the order they may include one another: base, machine,
+ * fiber, group, diag, exec; a room includes its own headers and those of
+ * the rooms before it, never one after it (tests/test_layout.sh checks).
+ * fiber includes base and machine; group, diag, exec and lib/ include it. */
 #ifndef FPAR_SCHED_FIBER_CONTEXT_H
 #define FPAR_SCHED_FIBER_CONTEXT_H
 

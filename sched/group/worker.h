@@ -6,6 +6,14 @@
  * (exec/sched.c).  Features that keep state of their own in a worker
  * (collectives, sub-groups, group copies, phase loops, scoped nesting) each
  * own a slot of it, which this header does not look into. */
+/* Room group of sched/ (docs/layout.md): running a work-group on a worker:
+ * the worker's state and feature slots, the nd_range runner, barrier, local
+ * memory and arena, copied stacks, phase loops, collectives, sub-groups,
+ * group copies, scoped and hierarchical groups, ending a group.  The rooms,
+ * in the order they may include one another: base, machine, fiber, group,
+ * diag, exec; a room includes its own headers and those of the rooms before
+ * it, never one after it (tests/test_layout.sh checks).  group includes
+ * base, machine and fiber; diag, exec and lib/ include it. */
 #ifndef FPAR_SCHED_GROUP_WORKER_H
 #define FPAR_SCHED_GROUP_WORKER_H
 

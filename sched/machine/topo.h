@@ -12,6 +12,12 @@
  * used places first, counting the workers of the process's other runtimes,
  * so that runtimes do not pin on top of each other while places are free.
  */
+/* Room machine of sched/ (docs/layout.md): the hwloc topology, places,
+ * pinning, NUMA binding, PU usage.  The rooms, in the order they may
+ * include one another: base, machine, fiber, group, diag, exec; a room
+ * includes its own headers and those of the rooms before it, never one
+ * after it (tests/test_layout.sh checks).  machine includes base; fiber,
+ * group, diag, exec and lib/ include it. */
 #ifndef FPAR_SCHED_MACHINE_TOPO_H
 #define FPAR_SCHED_MACHINE_TOPO_H
 
