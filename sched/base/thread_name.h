@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* thread_name.h - the names of worker threads, as top -H, gdb, perf and
- * the trace (trace.c) show them. */
+ * the trace (diag/trace.c) show them. */
 #ifndef FPAR_SCHED_BASE_THREAD_NAME_H
 #define FPAR_SCHED_BASE_THREAD_NAME_H
 
