@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* bench_util.h - timing and statistics for the benchmark: every figure is
- * repeated, and min and median are printed, so noisy machines still give
- * honest numbers. */
+/* bench_util.h - timing and statistics for the benchmark (and the examples
+ * that time themselves): every figure is repeated, and min and median are
+ * printed, so noisy machines still give honest numbers. */
 #ifndef FPAR_BENCH_UTIL_H
 #define FPAR_BENCH_UTIL_H
 

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* launch.c - section launch: the fixed cost of starting parallel work.  An
+ * empty launch + wait and a batch of launches with one wait, beside an
+ * empty OpenMP parallel region. */
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+/* Launches per rep. */
+#define LAUNCHES 20000
+
+void bench_empty_kernel(fpar_item *it, void *p) {
+  (void)it;
+  (void)p;
+}
+
+/* An empty OpenMP parallel region, LAUNCHES times per rep. */
+bench_stat bench_omp_region_times(void) {
+  double t[REPS];
+
+  for (int r = -1; r < REPS; r++) {
+    volatile int sink = 0;
+    double t0 = bench_now();
+    for (int i = 0; i < LAUNCHES; i++) {
+#pragma omp parallel
+      { sink += 0; }
+    }
+    if (r >= 0)
+      t[r] = bench_now() - t0;
+  }
+  return bench_report_ns("launch OpenMP empty parallel region", t, REPS,
+                         LAUNCHES);
+}
+
+/* Run `cmd` and echo its output; returns the min and median (in seconds)
+ * that `format` (two %lf, in units of `scale` seconds) reads from one of its
+ * lines, or zeros if none matched. */
+static bench_stat child_result(const char *cmd, const char *format,
+                               double scale) {
+  bench_stat s = {0, 0};
+  char line[512];
+  FILE *child;
+
+  fflush(stdout);
+  child = popen(cmd, "r");
+  while (child != NULL && fgets(line, sizeof line, child) != NULL) {
+    double min, median;
+    fputs(line, stdout);
+    if (sscanf(line, format, &min, &median) == 2)
+      s.min = min * scale, s.median = median * scale;
+  }
+  if (child != NULL)
+    pclose(child);
+  return s;
+}
+
+/* The OpenMP region is measured in a child process whose threads
+ * spin-wait between regions, libgomp's default and its fastest setting
+ * (this process runs OpenMP with passive waiting, see main.c).  Returns
+ * seconds per region. */
+static bench_stat omp_region_reference(void) {
+  char self[1024], cmd[1200];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  bench_stat none = {0, 0};
+
+  if (len <= 0)
+    return none;
+  self[len] = '\0';
+  snprintf(cmd, sizeof cmd, "OMP_WAIT_POLICY=active '%s' omp-region", self);
+  return child_result(cmd,
+                      "RESULT launch OpenMP empty parallel region min %lf ns "
+                      "median %lf ns",
+                      1e-9);
+}
+
+void bench_launch(void) {
+  fpar_runtime *rt = bench_runtime(0, FPAR_FPENV_DEFAULT);
+  double t[REPS];
+  fpar_queue *q;
+  bench_stat ours, ref;
+
+  bench_check(fpar_queue_create(rt, 0, &q), "queue");
+  printf("# launch: %u workers, 2 work-groups of 64 empty work-items\n",
+         fpar_runtime_num_threads(rt));
+  for (int r = -1; r < REPS; r++) {
+    double t0 = bench_now();
+    for (int i = 0; i < LAUNCHES; i++)
+      bench_run(q, fpar_range1(128), fpar_range1(64), bench_empty_kernel, NULL);
+    if (r >= 0)
+      t[r] = bench_now() - t0;
+  }
+  ours =
+      bench_report_ns("launch submit+wait (ns per launch)", t, REPS, LAUNCHES);
+  for (int r = -1; r < REPS; r++) {
+    double t0 = bench_now();
+    for (int i = 0; i < LAUNCHES; i++)
+      bench_check(fpar_parallel_for(q, fpar_range1(128), fpar_range1(64),
+                                    bench_empty_kernel, NULL, NULL),
+                  "submit");
+    bench_check(fpar_queue_wait(q), "wait");
+    if (r >= 0)
+      t[r] = bench_now() - t0;
+  }
+  bench_report_ns("launch batch of 20000 + one wait (ns/launch)", t, REPS,
+                  LAUNCHES);
+  ref = omp_region_reference();
+  printf("INFO   empty launch: %.2fx an OpenMP parallel region (median); "
+         "target <= 2000 ns\n",
+         ours.median / LAUNCHES / ref.median);
+  fpar_queue_destroy(q);
+  fpar_runtime_destroy(rt);
+}
