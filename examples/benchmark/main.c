@@ -87,6 +87,9 @@ int main(int argc, char **argv) {
     return 0;
   }
   use_passive_openmp(argv);
+  /* A line at a time, so that a run piped to a file or tee shows progress
+   * and the launch section's child process's lines keep their place. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   for (size_t i = 0; i < NUM_SECTIONS; i++) {
     int wanted = argc <= first;
     for (int a = first; a < argc; a++)
