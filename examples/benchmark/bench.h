@@ -26,6 +26,7 @@ void bench_phase(void);
 void bench_ranges(void);
 void bench_subgroups(void);
 void bench_collectives(void);
+void bench_timestep(void);
 
 /* ---- Runtime and launch helpers (common.c) ------------------------------ */
 

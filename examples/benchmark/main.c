@@ -28,17 +28,21 @@ static const struct section {
      "sub-group operations and group copies against hand-written forms"},
     {"collectives", bench_collectives,
      "work-group reduce and scan against hand-written forms"},
+    {"timestep", bench_timestep,
+     "time-stepped 2-D and 3-D stencils, one launch per step, vs OpenMP"},
 };
 
 #define NUM_SECTIONS (sizeof sections / sizeof *sections)
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: bench [section...]\n"
+  fprintf(f, "usage: bench [--omp-default] [section...]\n"
              "Runs libfiberpar beside plain C / OpenMP on the same data, "
              "every figure\nrepeated, min and median printed.  Sections "
              "(default: all, in this order):\n");
   for (size_t i = 0; i < NUM_SECTIONS; i++)
     fprintf(f, "  %-12s %s\n", sections[i].name, sections[i].what);
+  fprintf(f, "--omp-default: OpenMP threads wait as libgomp does by default "
+             "(spinning a\nwhile) instead of passively; see docs/bench.md.\n");
 }
 
 static const struct section *find_section(const char *name) {
@@ -64,13 +68,15 @@ static void use_passive_openmp(char **argv) {
 }
 
 int main(int argc, char **argv) {
-  const int first = 1;
+  int first = 1, omp_default = 0;
 
   /* The launch section's child process: OpenMP regions only. */
   if (argc == 2 && strcmp(argv[1], "omp-region") == 0) {
     bench_omp_region_times();
     return 0;
   }
+  if (argc > 1 && strcmp(argv[1], "--omp-default") == 0)
+    omp_default = 1, first = 2;
   for (int a = first; a < argc; a++) {
     if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0) {
       usage(stdout);
@@ -86,9 +92,10 @@ int main(int argc, char **argv) {
     printf("SKIP   bench built for %s: this CPU does not run it\n", lk_isa());
     return 0;
   }
-  use_passive_openmp(argv);
+  if (!omp_default)
+    use_passive_openmp(argv);
   /* A line at a time, so that a run piped to a file or tee shows progress
-   * and the launch section's child process's lines keep their place. */
+   * and a child process's lines (launch, timestep) keep their place. */
   setvbuf(stdout, NULL, _IOLBF, 0);
   for (size_t i = 0; i < NUM_SECTIONS; i++) {
     int wanted = argc <= first;
