@@ -88,6 +88,11 @@ static inline void bench_report_slowdown(const char *label, bench_stat ours,
          label, ours.min / ref.min, ours.median / ref.median, target);
 }
 
+/* A result that was not measured in this run: `-` and the reason. */
+static inline void bench_print_absent(const char *label, const char *why) {
+  printf("RESULT %-44s -  (%s)\n", label, why);
+}
+
 /* Resident set size of this process in KiB. */
 static inline long bench_rss_kib(void) {
   long pages = 0, resident = 0;
