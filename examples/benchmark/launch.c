@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* launch.c - section launch: the fixed cost of starting parallel work.  An
  * empty launch + wait and a batch of launches with one wait, beside an
- * empty OpenMP parallel region and PoCL's empty enqueue + clFinish
- * (through OpenCL), all in the same run. */
+ * empty OpenMP parallel region, PoCL's empty enqueue + clFinish (through
+ * OpenCL) and HIP-CPU's launch + synchronize, all in the same run. */
 #include <string.h>
 #include <unistd.h>
 
@@ -37,11 +37,11 @@ bench_stat bench_omp_region_times(void) {
                          LAUNCHES);
 }
 
-/* Run `cmd` and echo its output; returns the min and median (in seconds)
- * that `format` (two %lf, in units of `scale` seconds) reads from one of its
- * lines, or zeros if none matched. */
+/* Run `cmd`, echoing its output if `echo`; returns the min and median (in
+ * seconds) that `format` (two %lf, in units of `scale` seconds) reads from
+ * one of its lines, or zeros if none matched. */
 static bench_stat child_result(const char *cmd, const char *format,
-                               double scale) {
+                               double scale, int echo) {
   bench_stat s = {0, 0};
   char line[512];
   FILE *child;
@@ -50,7 +50,8 @@ static bench_stat child_result(const char *cmd, const char *format,
   child = popen(cmd, "r");
   while (child != NULL && fgets(line, sizeof line, child) != NULL) {
     double min, median;
-    fputs(line, stdout);
+    if (echo)
+      fputs(line, stdout);
     if (sscanf(line, format, &min, &median) == 2)
       s.min = min * scale, s.median = median * scale;
   }
@@ -75,7 +76,7 @@ static bench_stat omp_region_reference(void) {
   return child_result(cmd,
                       "RESULT launch OpenMP empty parallel region min %lf ns "
                       "median %lf ns",
-                      1e-9);
+                      1e-9, 1);
 }
 
 /* PoCL's empty kernel on 2 work-groups of 64, enqueued and finished one at
@@ -119,6 +120,31 @@ static const char *pocl_launches(bench_stat *one, bench_stat *batch) {
   return NULL;
 }
 
+/* HIP-CPU's empty launch + hipDeviceSynchronize (one block of one thread),
+ * measured by the command in FIBERPAR_BENCH_HIPCPU (HIP-CPU is a C++17
+ * header library that Debian does not package, so the benchmark does not
+ * build it: e.g. "../shared/anchors/hipcpu/build/hipcpu_bench launch"). */
+static const char *hipcpu_launch(bench_stat *s) {
+  static const char label[] = "launch HIP-CPU launch+sync (ns per launch)";
+  static const char why[] = "HIP-CPU is not packaged for Debian 12; set "
+                            "FIBERPAR_BENCH_HIPCPU to a build of it";
+  const char *cmd = getenv("FIBERPAR_BENCH_HIPCPU");
+
+  if (cmd == NULL || *cmd == '\0') {
+    bench_print_absent(label, why);
+    return why;
+  }
+  *s = child_result(
+      cmd, "RESULT hipcpu empty launch+sync us min %lf median %lf", 1e-6, 0);
+  if (s->min <= 0) {
+    fprintf(stderr, "bench: no HIP-CPU launch result from '%s'\n", cmd);
+    exit(1);
+  }
+  printf("RESULT %-44s min %9.3f ns  median %9.3f ns  (measured now: %s)\n",
+         label, s->min * 1e9, s->median * 1e9, cmd);
+  return NULL;
+}
+
 /* One comparison: our median over theirs, or `-` and why theirs is
  * absent. */
 static void compare(const char *what, double ours, double theirs,
@@ -134,8 +160,8 @@ void bench_launch(void) {
   fpar_runtime *rt = bench_runtime(0, FPAR_FPENV_DEFAULT);
   double t[REPS];
   fpar_queue *q;
-  bench_stat ours, batch, ref, pocl = {0, 0}, pocl_batch = {0, 0};
-  const char *pocl_why;
+  bench_stat ours, batch, ref, pocl = {0, 0}, pocl_batch = {0, 0}, hip = {0, 0};
+  const char *pocl_why, *hip_why;
 
   bench_check(fpar_queue_create(rt, 0, &q), "queue");
   printf("# launch: %u workers, 2 work-groups of 64 empty work-items\n",
@@ -167,6 +193,7 @@ void bench_launch(void) {
   batch.min /= LAUNCHES, batch.median /= LAUNCHES;
   ref = omp_region_reference();
   pocl_why = pocl_launches(&pocl, &pocl_batch);
+  hip_why = hipcpu_launch(&hip);
   printf("INFO   empty launch: %.2fx an OpenMP parallel region (median); "
          "target <= 2000 ns\n",
          ours.median / ref.median);
@@ -174,4 +201,6 @@ void bench_launch(void) {
           pocl.median, pocl_why);
   compare("batch + one wait vs PoCL batch + one clFinish", batch.median,
           pocl_batch.median, pocl_why);
+  compare("empty launch + wait vs HIP-CPU launch + synchronize", ours.median,
+          hip.median, hip_why);
 }
