@@ -36,6 +36,10 @@ void bench_ocl_finish(bench_ocl *o) {
   (void)o;
 }
 
+void bench_ocl_sync(bench_ocl *o, unsigned index) {
+  (void)o, (void)index;
+}
+
 void bench_ocl_close(bench_ocl *o) {
   (void)o;
 }
@@ -145,6 +149,21 @@ void bench_ocl_enqueue(bench_ocl *o, size_t global, size_t local) {
 
 void bench_ocl_finish(bench_ocl *o) {
   ocl_check(clFinish(o->q), "clFinish");
+}
+
+void bench_ocl_sync(bench_ocl *o, unsigned index) {
+  size_t bytes;
+  void *p;
+  cl_int err;
+
+  ocl_check(clGetMemObjectInfo(o->args[index], CL_MEM_SIZE, sizeof bytes,
+                               &bytes, NULL),
+            "clGetMemObjectInfo");
+  p = clEnqueueMapBuffer(o->q, o->args[index], CL_TRUE, CL_MAP_READ, 0, bytes,
+                         0, NULL, NULL, &err);
+  ocl_check(err, "clEnqueueMapBuffer");
+  ocl_check(clEnqueueUnmapMemObject(o->q, o->args[index], p, 0, NULL, NULL),
+            "clEnqueueUnmapMemObject");
 }
 
 void bench_ocl_close(bench_ocl *o) {

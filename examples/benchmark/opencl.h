@@ -25,6 +25,9 @@ void bench_ocl_buffer(bench_ocl *o, unsigned index, void *host, size_t bytes);
 void bench_ocl_enqueue(bench_ocl *o, size_t global, size_t local);
 /* Wait for everything enqueued (clFinish). */
 void bench_ocl_finish(bench_ocl *o);
+/* Make the device's writes to argument `index` visible in its host memory
+ * (a blocking map and unmap: OpenCL's rule for CL_MEM_USE_HOST_PTR). */
+void bench_ocl_sync(bench_ocl *o, unsigned index);
 void bench_ocl_close(bench_ocl *o);
 
 #endif
