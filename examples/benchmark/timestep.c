@@ -198,7 +198,7 @@ static void ts_close(ts_run *r) {
 /* Time one grid size: OpenMP, waited per step, queued; alternated rep by
  * rep with a pause between, so that drift hits all three alike. */
 static void ts_measure(fpar_queue *q, const ts_case *c, const fpar_kernel *k,
-                       int omp_threads) {
+                       int omp_threads, const char *waiting) {
   double t[3][REPS];
   bench_stat st[3];
   char label[96];
@@ -219,8 +219,8 @@ static void ts_measure(fpar_queue *q, const ts_case *c, const fpar_kernel *k,
       for (int v = 0; v < 3; v++)
         t[v][rep] = tv[v];
   }
-  snprintf(label, sizeof label, "timestep %s x%d, OpenMP (us/step)", c->name,
-           c->steps);
+  snprintf(label, sizeof label, "timestep %s x%d, OpenMP %s (us/step)", c->name,
+           c->steps, waiting);
   st[0] = bench_stats(t[0], REPS);
   bench_print_per(label, st[0], REPS, c->steps, 1e6, "us");
   snprintf(label, sizeof label, "timestep %s x%d, wait per step", c->name,
@@ -231,10 +231,11 @@ static void ts_measure(fpar_queue *q, const ts_case *c, const fpar_kernel *k,
            c->steps);
   st[2] = bench_stats(t[2], REPS);
   bench_print_per(label, st[2], REPS, c->steps, 1e6, "us");
-  snprintf(label, sizeof label, "timestep %s: wait per step vs OpenMP",
-           c->name);
+  snprintf(label, sizeof label, "timestep %s: wait per step vs OpenMP %s",
+           c->name, waiting);
   bench_report_slowdown(label, st[1], st[0], c->target);
-  snprintf(label, sizeof label, "timestep %s: queued vs OpenMP", c->name);
+  snprintf(label, sizeof label, "timestep %s: queued vs OpenMP %s", c->name,
+           waiting);
   bench_report_slowdown(label, st[2], st[0], c->queued_target);
   printf("INFO   timestep %s: both forms' last grid equals OpenMP's bit for "
          "bit (%zu points)\n",
@@ -244,11 +245,12 @@ static void ts_measure(fpar_queue *q, const ts_case *c, const fpar_kernel *k,
 
 /* The per-item cost alone: one worker against one OpenMP thread, each step
  * big enough that launching is a small part of it. */
-static void ts_one_thread(void) {
+static void ts_one_thread(const char *waiting) {
   static const ts_case c = {"jacobi 1024^2", 1024, 1024, 1, 100, 1.05, 1.05};
   fpar_runtime *rt = bench_runtime(1, FPAR_FPENV_DEFAULT);
   double t[2][REPS], items = (double)(c.nx - 2) * (c.ny - 2) * c.steps;
   bench_stat st[2];
+  char label[96];
   fpar_queue *q;
   ts_run r;
 
@@ -264,30 +266,39 @@ static void ts_one_thread(void) {
       t[0][rep] = to, t[1][rep] = tk;
   }
   st[0] = bench_stats(t[0], REPS);
-  bench_print_ns("timestep jacobi 1024^2 x100, 1 thread (ns/item)", st[0], REPS,
-                 items);
+  snprintf(label, sizeof label,
+           "timestep jacobi 1024^2 x100, 1 thread %s (ns/item)", waiting);
+  bench_print_ns(label, st[0], REPS, items);
   st[1] = bench_stats(t[1], REPS);
   bench_print_ns("timestep jacobi 1024^2 x100, 1 worker (ns/item)", st[1], REPS,
                  items);
-  bench_report_slowdown("timestep jacobi 1024^2: 1 worker vs 1 thread", st[1],
-                        st[0], c.target);
+  snprintf(label, sizeof label,
+           "timestep jacobi 1024^2: 1 worker vs 1 thread %s", waiting);
+  bench_report_slowdown(label, st[1], st[0], c.target);
   ts_close(&r);
   fpar_queue_destroy(q);
   fpar_runtime_destroy(rt);
 }
 
-/* This process runs OpenMP with passive waiting (main.c), which would make
- * every OpenMP step pay a futex wake-up that no OpenMP user pays: run the
- * section again in a child with libgomp's default (OMP_WAIT_POLICY unset).
- * Returns 1 if the child ran it. */
-static int ts_in_child(void) {
+/* How this process's OpenMP threads wait between regions. */
+static const char *ts_omp_waiting(void) {
   const char *policy = getenv("OMP_WAIT_POLICY");
+
+  if (policy == NULL)
+    return "default";
+  return strcasecmp(policy, "passive") == 0  ? "passive"
+         : strcasecmp(policy, "active") == 0 ? "active"
+                                             : policy;
+}
+
+/* Run the section again in a child process whose OpenMP threads wait as
+ * libgomp's do by default (OMP_WAIT_POLICY unset: they spin a while after
+ * a region, then sleep). */
+static void ts_in_child(void) {
   char *args[] = {"bench", "--omp-default", "timestep", NULL};
   int status;
   pid_t pid;
 
-  if (policy == NULL || strcasecmp(policy, "passive") != 0)
-    return 0;
   fflush(stdout);
   pid = fork();
   if (pid == 0) {
@@ -301,10 +312,10 @@ static int ts_in_child(void) {
     fprintf(stderr, "bench: the timestep section failed\n");
     exit(1);
   }
-  return 1;
 }
 
-void bench_timestep(void) {
+/* Every grid against OpenMP as this process runs it. */
+static void ts_section(void) {
   /* Targets (docs/bench.md): per step <= 1.3x OpenMP at 128^2 (a step of
    * a few microseconds: the launch dominates), <= 1.1x from 512^2 (and
    * 64^3, as many points) up; queued <= 1.05x at 512^2. */
@@ -315,25 +326,34 @@ void bench_timestep(void) {
       {"7-point 64^3", 64, 64, 64, 1000, 1.1, 1.1},
       {"7-point 256^3", 256, 256, 256, 20, 1.1, 1.1},
   };
-  const char *policy = getenv("OMP_WAIT_POLICY");
-  fpar_runtime *rt;
+  const char *waiting = ts_omp_waiting();
+  fpar_runtime *rt = bench_runtime(0, FPAR_FPENV_DEFAULT);
   fpar_queue *q;
 
-  if (ts_in_child())
-    return;
-  rt = bench_runtime(0, FPAR_FPENV_DEFAULT);
   bench_check(fpar_queue_create(rt, 0, &q), "queue");
   printf("# timestep: %u workers, one FPAR_KERNEL launch per step over the "
          "interior (FPAR_LOCAL_AUTO, in-order queue, arguments by pointer); "
-         "OpenMP: %d threads, one parallel for per step, "
-         "OMP_WAIT_POLICY=%s; fewer steps on the big grids\n",
-         fpar_runtime_num_threads(rt), bench_omp_threads(),
-         policy != NULL ? policy : "unset (libgomp's default)");
+         "OpenMP: %d threads, one parallel for per step, %s waiting "
+         "(OMP_WAIT_POLICY); fewer steps on the big grids\n",
+         fpar_runtime_num_threads(rt), bench_omp_threads(), waiting);
   for (size_t i = 0; i < sizeof grids / sizeof *grids; i++)
     ts_measure(q, &grids[i],
                grids[i].nz > 1 ? &stencil7_kernel : &jacobi_kernel,
-               bench_omp_threads());
+               bench_omp_threads(), waiting);
   fpar_queue_destroy(q);
   fpar_runtime_destroy(rt);
-  ts_one_thread();
+  ts_one_thread(waiting);
+}
+
+/* OpenMP's threads spin a while after a region by default, the fastest
+ * setting on a machine of one's own and the slowest on a crowded one (a
+ * spinning thread holds the core its partner waits for); passive threads
+ * sleep at once.  The section runs with both: here with this process's
+ * passive waiting (main.c), then in a child with libgomp's default. */
+void bench_timestep(void) {
+  const char *policy = getenv("OMP_WAIT_POLICY");
+
+  ts_section();
+  if (policy != NULL && strcasecmp(policy, "passive") == 0)
+    ts_in_child();
 }
