@@ -3,15 +3,46 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "lib/env.h"
 #include "sched/error.h"
 
+/* POSIX has the program declare it (glibc's <unistd.h> does with
+ * _GNU_SOURCE, the BSDs' does not). */
+extern char **environ;
+
 /* Every read of the environment: nothing in secure-execution mode, where
  * the environment is the caller's, not the program's. */
 static const char *fpar__env_get(const char *name) {
   return fpar__env_secure() ? NULL : getenv(name);
+}
+
+/* hwloc reads its HWLOC_* variables with plain getenv(), also in a
+ * privileged process: HWLOC_PLUGINS_PATH names a folder whose libraries
+ * it loads, HWLOC_XMLFILE a file it reads (and quotes on stderr when it
+ * does not parse).  In secure-execution mode they are removed when the
+ * library is loaded, before it makes any topology, as the dynamic loader
+ * removes LD_PRELOAD. */
+__attribute__((constructor)) static void fpar__env_remove_hwloc(void) {
+  size_t i = 0;
+
+  if (!fpar__env_secure())
+    return;
+  while (environ != NULL && environ[i] != NULL) {
+    const char *s = environ[i], *eq = strchr(s, '=');
+    char *name;
+    if (strncmp(s, "HWLOC_", 6) != 0 || eq == NULL ||
+        (name = strndup(s, (size_t)(eq - s))) == NULL) {
+      i++;
+      continue;
+    }
+    unsetenv(name);
+    free(name);
+    if (environ[i] == s) /* not removed: go on rather than loop */
+      i++;
+  }
 }
 
 /* Parse "123", "64K", "2M", "1G" (powers of 1024, case-insensitive). */

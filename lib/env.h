@@ -6,7 +6,10 @@
  * nothing: each behaves as if its variable were unset, so that the
  * program's own options and the defaults apply as with an empty
  * environment, and no caller of a privileged program decides what it
- * writes, where it runs or what it prints.
+ * writes, where it runs or what it prints.  In that mode the HWLOC_*
+ * variables are removed from the process's environment when the library
+ * is loaded, since hwloc would obey them (it loads plugins from
+ * HWLOC_PLUGINS_PATH).
  */
 #ifndef FPAR_LIB_ENV_H
 #define FPAR_LIB_ENV_H
