@@ -108,6 +108,7 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
   fpar__env_local_rank(&cfg->local_rank, &cfg->local_ranks);
   cfg->trace_path = NULL;
   fpar__env_path("FIBERPAR_TRACE", &cfg->trace_path);
+  cfg->secure = fpar__env_secure();
   cfg->stack_size = (cfg->stack_size + page - 1) / page * page;
   if (cfg->fpenv == FPAR_FPENV_DEFAULT)
     cfg->fpenv = FPAR_FPENV_SHARED;

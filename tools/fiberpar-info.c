@@ -32,9 +32,9 @@ static void usage(FILE *f) {
              "\n"
              "The FIBERPAR_* environment variables apply as in any program "
              "(see\n"
-             "the README).  Exit status: 0, 1 when no runtime can be created, "
-             "2 for\n"
-             "bad arguments.\n");
+             "docs/environment.md).  Exit status: 0, 1 when no runtime can be "
+             "created,\n"
+             "2 for bad arguments.\n");
 }
 
 static double now_s(void) {

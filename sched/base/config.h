@@ -30,6 +30,8 @@ typedef struct fpar__sched_config {
   fpar_display display;    /* resolved: never FPAR_DISPLAY_DEFAULT */
   const char *trace_path;  /* FIBERPAR_TRACE file; NULL: no trace.  Read
                               only at creation. */
+  int secure;              /* secure-execution mode: the environment was
+                              not read (lib/env.h) */
 } fpar__sched_config;
 
 #endif

@@ -133,4 +133,9 @@ void fpar__display_runtime(const fpar__sched_config *c, const char *isa,
           fpar__size_text(c->local_mem_size, local, sizeof local),
           c->max_group_size, c->fpenv == FPAR_FPENV_ITEM ? "item" : "shared",
           isa, lanes, fpar__ctx_impl_name);
+  /* Only the program's own options ask for this in that mode: the
+   * caller's FIBERPAR_DISPLAY is ignored with the rest. */
+  if (c->secure)
+    fprintf(stderr, "fiberpar: secure-execution mode: the FIBERPAR_* and "
+                    "HWLOC_* environment variables are ignored\n");
 }

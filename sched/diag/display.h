@@ -17,7 +17,9 @@ void fpar__display_placement(const struct fpar__topo *t,
 
 /* With FPAR_DISPLAY_ALL: the library and the knobs that shape every
  * launch of a runtime made with cfg, whose vector math runs `isa` with
- * `lanes` lanes (the caller's to say: the engine does not know it). */
+ * `lanes` lanes (the caller's to say: the engine does not know it), and,
+ * in secure-execution mode (cfg->secure), that the environment was
+ * ignored. */
 void fpar__display_runtime(const fpar__sched_config *cfg, const char *isa,
                            unsigned lanes);
 
