@@ -951,6 +951,143 @@ typedef struct fpar_local_buffer_desc {
  *  rejected with FPAR_EINVAL or fail the launch. */
 #define FPAR_MAX_LOCAL_ALIGN 4096
 
+/* Inline fast paths of fpar_group_local_memory(),
+ * fpar_group_local_memory_for_overwrite() and fpar_local_buffer().  A
+ * running group keeps its objects and launch-time buffers where inline
+ * code can read them, the view it->run points at, so that asking again
+ * for an object that exists costs a few loads and compares instead of a
+ * call, and a loop over work-items (a row runner, a phase loop) can hoist
+ * the request and vectorize.  Creating an object, a request that differs
+ * from the object's, and misuse take the functions (the macros keep their
+ * names: (fpar_local_buffer)(it, k) calls the function), with a copy of
+ * the item, so that the caller's item and view stay private to it (else
+ * the compiler must assume the call changes them, in every iteration). */
+
+/* The alignment of a group-local object asked for with alignment 0. */
+#define FPAR__LOCAL_ALIGN_DEFAULT 16
+
+/* A group-local object: the k-th request of the group's work-items. */
+typedef struct fpar__local_obj {
+  void *ptr;
+  size_t size;
+  size_t align;
+  size_t owner; /* local linear id of the work-item that allocated it */
+} fpar__local_obj;
+
+/* What inline code reads of a running group (the library writes it): the
+ * start of the group's run, or a copy of it (phase loops).  Internal: its
+ * layout is not part of the API and may change in any release.  `abi`,
+ * first, never moves: it is FPAR__GROUP_VIEW_ABI of the library that
+ * wrote the view, which changes with the layout, and code compiled
+ * against another layout finds it different and calls the functions. */
+#define FPAR__GROUP_VIEW_ABI 0x56570001u
+typedef struct fpar__group_view {
+  unsigned abi; /* FPAR__GROUP_VIEW_ABI: "VW", then the layout's version */
+  void *local_buffers[FPAR_MAX_LOCAL_BUFFERS]; /* the launch's buffers */
+  unsigned num_local_buffers;
+  unsigned num_objects; /* objects[0 .. num_objects - 1] exist */
+  fpar__local_obj *objects;
+  struct fpar__group_run *run; /* the group's run itself */
+} fpar__group_view;
+
+/* The group view of a work-item: NULL for an item the library did not
+ * make, or one whose layout is not this header's. */
+static inline const fpar__group_view *fpar__view(const fpar_item *it) {
+  const fpar__group_view *v = (const fpar__group_view *)(const void *)it->run;
+
+  return v != NULL && v->abi == FPAR__GROUP_VIEW_ABI ? v : NULL;
+}
+
+/* Fill *copy with the group view of `it` and point `it` at it (phase
+ * loops: no store of the kernel can touch the copy, so the compiler
+ * hoists its reads out of the loop).  Without a view of this layout the
+ * copy has no objects and no buffers, and leads to the group's run. */
+static inline void fpar__view_copy(fpar_item *it, fpar__group_view *copy) {
+  const fpar__group_view *v = fpar__view(it);
+
+  if (v != NULL) {
+    *copy = *v;
+  } else {
+    __builtin_memset(copy, 0, sizeof *copy);
+    copy->abi = FPAR__GROUP_VIEW_ABI;
+    copy->run = it->run;
+  }
+  it->run = (struct fpar__group_run *)(void *)copy;
+}
+
+/* The function behind a fast path (which: 0 fpar_local_buffer, 1
+ * fpar_group_local_memory, 2 its _for_overwrite form). */
+static __attribute__((unused, noinline, cold)) void *
+fpar__local_slow(fpar_item *it, int which, size_t a, size_t b) {
+  if (which == 0)
+    return (fpar_local_buffer)(it, (unsigned)a);
+  if (which == 1)
+    return (fpar_group_local_memory)(it, a, b);
+  return (fpar_group_local_memory_for_overwrite)(it, a, b);
+}
+
+/* fpar__local_slow() for the item `it`, through a copy made field by field
+ * that points at the group's run: neither `it` nor its view escapes. */
+static inline void *fpar__local_slow_copy(fpar_item *it, int which, size_t a,
+                                          size_t b) {
+  fpar_item call;
+  void *p;
+  unsigned d;
+
+  for (d = 0; d < 3; d++) {
+    call.local_id[d] = it->local_id[d];
+    call.origin[d] = it->origin[d];
+    call.group_id[d] = it->group_id[d];
+  }
+  call.row_linear = it->row_linear;
+  call.geometry = it->geometry;
+  call.run = fpar__view(it) != NULL ? fpar__view(it)->run : it->run;
+  call.local_calls = it->local_calls;
+  call.lanes = it->lanes;
+  p = fpar__local_slow(&call, which, a, b);
+  it->local_calls = call.local_calls;
+  return p;
+}
+
+/* Object it->local_calls if it exists with this size and alignment, else
+ * the function (zero: fpar_group_local_memory's). */
+static inline void *fpar__group_local_fast(fpar_item *it, size_t size,
+                                           size_t align, int zero) {
+  const fpar__group_view *v = fpar__view(it);
+  unsigned k = it->local_calls;
+
+  if (__builtin_expect(v != NULL && k < v->num_objects, 1) &&
+      v->objects[k].size == size &&
+      v->objects[k].align == (align != 0 ? align : FPAR__LOCAL_ALIGN_DEFAULT)) {
+    it->local_calls = k + 1;
+    return v->objects[k].ptr;
+  }
+  return fpar__local_slow_copy(it, zero ? 1 : 2, size, align);
+}
+
+/* Launch-time buffer k if the launch has it, else the function. */
+static inline void *fpar__local_buffer_fast(fpar_item *it, unsigned k) {
+  const fpar__group_view *v = fpar__view(it);
+
+  if (__builtin_expect(v != NULL && k < v->num_local_buffers, 1))
+    return v->local_buffers[k];
+  return fpar__local_slow_copy(it, 0, k, 0);
+}
+
+/** fpar_group_local_memory() with its inline fast path (see the function).
+ *  \param it the calling work-item. \param size bytes.
+ *  \param align alignment. */
+#define fpar_group_local_memory(it, size, align)                               \
+  fpar__group_local_fast((it), (size), (align), 1)
+/** fpar_group_local_memory_for_overwrite() with its inline fast path.
+ *  \param it the calling work-item. \param size bytes.
+ *  \param align alignment. */
+#define fpar_group_local_memory_for_overwrite(it, size, align)                 \
+  fpar__group_local_fast((it), (size), (align), 0)
+/** fpar_local_buffer() with its inline fast path.
+ *  \param it the calling work-item. \param k the buffer's index. */
+#define fpar_local_buffer(it, k) fpar__local_buffer_fast((it), (k))
+
 /** A kernel defined with its runners by FPAR_KERNEL, FPAR_LANE_KERNEL,
  *  FPAR_PHASE_KERNEL or FPAR_PHASE_LANE_KERNEL (<fiberpar/phase.h>). */
 typedef struct fpar_kernel fpar_kernel;
@@ -986,8 +1123,8 @@ typedef struct fpar_launch_desc {
   size_t size;
   const char *name;      /**< kernel name for messages (copied); may be NULL */
   fpar_kernel_fn kernel; /**< the kernel, or NULL (see def) */
-  fpar_row_fn row; /**< FPAR_DEFINE_ROW runner of kernel (for a lane
-                        kernel FPAR_DEFINE_LANE_ROW's), or NULL */
+  fpar_row_fn row;       /**< FPAR_DEFINE_ROW runner of kernel (for a lane
+                              kernel FPAR_DEFINE_LANE_ROW's), or NULL */
   /** FPAR_SIMD_WIDTH for a FPAR_DEFINE_LANE_KERNEL kernel
    *  (<fiberpar/simd.h>); 0 otherwise. */
   unsigned lanes;

@@ -63,7 +63,9 @@
  *    as in any kernel.  Requests of group-local memory count per phase:
  *    the k-th request a work-item makes in a phase returns the group's
  *    object k, so request them in the prologue (every phase) or before the
- *    first barrier, keeping the pointer in the state; each is a call.
+ *    first barrier, keeping the pointer in the state.  A request of an
+ *    object that exists, and fpar_local_buffer(), are inline reads that
+ *    phase loops hoist; creating an object is a call.
  *  - Inside a phase kernel the barrier is FPAR_PHASE_BARRIER(), never
  *    fpar_barrier() (which fails the launch when it runs as loops); a
  *    bare `break` outside your own loops and switches leaves the kernel.
@@ -326,8 +328,13 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
  * of call 0's state, loaded before the loops, so the compiler sees its
  * fields as invariant (a loop bound, a stride: contiguous accesses instead
  * of gathers, loops split at `lid < s` instead of masked), and the copy is
- * stored back after the call.  The phase runner (sched/phase.c) checks the
- * states before each phase. */
+ * stored back after the call.  The phase runner (sched/group/phase.c) checks
+ * the states before each phase.
+ *
+ * The calls' items point at a copy of the group's view (<fiberpar.h>)
+ * taken when the phase starts: a kernel's requests of group-local objects
+ * and launch-time buffers then read memory no store of the kernel can
+ * touch, and the compiler hoists them out of the loop. */
 #define FPAR__PHASE_RUNNERS(name, state_type, local_size, local_align, step,   \
                             lanes_at, simd)                                    \
   static __attribute__((noinline)) unsigned name##_fpar_outline_(              \
@@ -344,10 +351,12 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
     const int fpar_nx_ = (int)((fpar_lr_[0] + (step)-1) / (step));             \
     const size_t fpar_rows_ = fpar_lr_[1] * fpar_lr_[2];                       \
     const state_type fpar_st0_ = *(state_type *)fpar_states_;                  \
+    fpar__group_view fpar_view_;                                               \
     fpar_item fpar_row_ = *fpar_it_;                                           \
     unsigned fpar_or_ = 0, fpar_and_ = ~0u;                                    \
     size_t fpar_r_;                                                            \
     int fpar_j_;                                                               \
+    fpar__view_copy(&fpar_row_, &fpar_view_);                                  \
     for (fpar_r_ = 0; fpar_r_ < fpar_rows_; fpar_r_++) {                       \
       size_t fpar_y_ =                                                         \
           fpar_way_ == FPAR__PHASE_DEBUG ? fpar_rows_ - 1 - fpar_r_ : fpar_r_; \

@@ -54,7 +54,7 @@ void fpar__worker_destroy(fpar__worker *w) {
     free(w->tsan_fibers);
   }
   free(w->run.ctx);
-  free(w->run.objects);
+  free(w->run.view.objects);
   fpar__copystack_destroy(&w->copy);
   fpar__worker_slots_destroy(w);
   fpar__stack_pool_destroy(&w->stacks);
@@ -113,8 +113,11 @@ static void fpar__worker_enter(fpar__worker *w, fpar__launch *l) {
 
   w->launch = l;
   fpar__arena_release(&w->arena, 0);
+  w->run.view.abi = FPAR__GROUP_VIEW_ABI;
+  w->run.view.run = &w->run;
+  w->run.view.num_local_buffers = l->spec.num_local_buffers;
   for (k = 0; k < l->spec.num_local_buffers; k++)
-    w->run.local_buffers[k] =
+    w->run.view.local_buffers[k] =
         fpar__arena_alloc(&w->arena, l->spec.local_buffer_bytes[k],
                           l->spec.local_buffer_align[k]);
   w->run.arena_mark = fpar__arena_mark(&w->arena);

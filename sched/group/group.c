@@ -281,7 +281,7 @@ void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
       (g->geo = fpar__group_edge(w)) != &l->spec.geo)
     g->size = fpar__group_calls(g->geo->local_range, l->spec.lanes);
   g->fibers = FPAR__LOOP;
-  g->num_objects = 0;
+  g->view.num_objects = 0;
   g->serial++;
   fpar__collective_of(w)->op = 0;
   fpar__item_begin(it, w);

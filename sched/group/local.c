@@ -11,17 +11,18 @@
  * reused by every group the worker runs. */
 static fpar__local_obj *fpar__local_obj_slot(fpar__worker *w) {
   fpar__group_run *g = &w->run;
+  fpar__group_view *v = &g->view;
 
-  if (g->num_objects == g->cap_objects) {
+  if (v->num_objects == g->cap_objects) {
     unsigned cap = g->cap_objects ? 2 * g->cap_objects : 8;
-    fpar__local_obj *n = realloc(g->objects, cap * sizeof *n);
+    fpar__local_obj *n = realloc(v->objects, cap * sizeof *n);
     if (n == NULL)
       fpar__group_abort(w, FPAR_ENOMEM,
                         "no memory to track %u group-local objects", cap);
-    g->objects = n;
+    v->objects = n;
     g->cap_objects = cap;
   }
-  return &g->objects[g->num_objects++];
+  return &v->objects[v->num_objects++];
 }
 
 /* The worker running the calling kernel, or NULL (with the error set) on
@@ -38,26 +39,26 @@ static fpar__worker *fpar__local_worker(const char *fn) {
 static void *fpar__group_local(fpar_item *it, size_t size, size_t align,
                                int zero, const char *fn) {
   fpar__worker *w = fpar__local_worker(fn);
-  fpar__group_run *g;
+  fpar__group_view *v;
   unsigned k;
   size_t i;
   fpar__local_obj *o;
 
   if (w == NULL)
     return NULL;
-  g = &w->run;
+  v = &w->run.view;
   k = it->local_calls++;
   i = fpar_local_linear_id(it);
 
   if (align == 0)
-    align = 16;
+    align = FPAR__LOCAL_ALIGN_DEFAULT;
   if ((align & (align - 1)) != 0 || align > FPAR_MAX_LOCAL_ALIGN)
     fpar__group_abort(w, FPAR_EGROUPLOCAL,
                       "work-item %zu asked for group-local object %u with "
                       "alignment %zu, which is not a power of two up to %d",
                       i, k, align, FPAR_MAX_LOCAL_ALIGN);
-  if (k < g->num_objects) {
-    o = &g->objects[k];
+  if (k < v->num_objects) {
+    o = &v->objects[k];
     if (o->size != size || o->align != align)
       fpar__group_abort(w, FPAR_EGROUPLOCAL,
                         "work-item %zu asked for group-local object %u with "
@@ -70,7 +71,7 @@ static void *fpar__group_local(fpar_item *it, size_t size, size_t align,
   o = fpar__local_obj_slot(w);
   o->ptr = fpar__arena_alloc(&w->arena, size, align);
   if (o->ptr == NULL) {
-    g->num_objects--;
+    v->num_objects--;
     fpar__group_abort(w, FPAR_ELOCALMEM,
                       "group-local object %u of %zu bytes does not fit in "
                       "the %zu bytes left of the %zu-byte local-memory "
@@ -86,23 +87,21 @@ static void *fpar__group_local(fpar_item *it, size_t size, size_t align,
   return o->ptr;
 }
 
-void *fpar_group_local_memory(fpar_item *it, size_t size, size_t align) {
+void *(fpar_group_local_memory)(fpar_item *it, size_t size, size_t align) {
   return fpar__group_local(it, size, align, 1, "fpar_group_local_memory");
 }
 
-void *fpar_group_local_memory_for_overwrite(fpar_item *it, size_t size,
-                                            size_t align) {
+void *(fpar_group_local_memory_for_overwrite)(fpar_item *it, size_t size,
+                                              size_t align) {
   return fpar__group_local(it, size, align, 0,
                            "fpar_group_local_memory_for_overwrite");
 }
 
-void *fpar_local_buffer(fpar_item *it, unsigned k) {
+void *(fpar_local_buffer)(fpar_item *it, unsigned k) {
   fpar__worker *w = fpar__local_worker("fpar_local_buffer");
-  fpar__group_run *g;
 
   if (w == NULL)
     return NULL;
-  g = &w->run;
 
   if (k >= w->launch->spec.num_local_buffers)
     fpar__group_abort(w, FPAR_ELOCALBUF,
@@ -110,5 +109,5 @@ void *fpar_local_buffer(fpar_item *it, unsigned k) {
                       "launch has %u",
                       fpar_local_linear_id(it), k,
                       w->launch->spec.num_local_buffers);
-  return g->local_buffers[k];
+  return w->run.view.local_buffers[k];
 }

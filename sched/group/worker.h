@@ -30,14 +30,6 @@
 
 struct fpar__sched;
 
-/* A group-local object (fpar_group_local_memory): the k-th request. */
-typedef struct fpar__local_obj {
-  void *ptr;
-  size_t size;
-  size_t align;
-  size_t owner; /* local linear id of the work-item that allocated it */
-} fpar__local_obj;
-
 /* How the running group runs: a loop over its work-items (until work-item
  * 0 reaches a barrier), fibers on stacks of their own, or fibers 1.. that
  * take turns on one shared stack (copystack.h). */
@@ -51,6 +43,8 @@ typedef struct fpar__local_obj {
  * reach every rendezvous in order, so the running one's index is also the
  * number of fibers that have arrived before it. */
 typedef struct fpar__group_run {
+  /* First: the objects and buffers inline code reads (<fiberpar.h>). */
+  fpar__group_view view;
   size_t cur;         /* index of the running fiber */
   size_t size;        /* fibers of the group */
   const char *site;   /* what the rendezvous' first arrival did */
@@ -61,12 +55,10 @@ typedef struct fpar__group_run {
   size_t parked;      /* fibers 1..parked wait to start a work-item */
   size_t start_id[3]; /* local id of the next fiber to start */
   size_t group_id[3];
-  void *local_buffers[FPAR_MAX_LOCAL_BUFFERS];
   const fpar_item *loop_item; /* work-item 0: the item a barrier-free group
                                  runs, and its fibers' template */
-  fpar__local_obj *objects;
-  unsigned num_objects, cap_objects;
-  size_t arena_mark; /* arena level at group start */
+  unsigned cap_objects;       /* room in view.objects */
+  size_t arena_mark;          /* arena level at group start */
   /* The running group's geometry (its work-items' fpar_item::geometry):
    * the launch's, or `edge` for a group smaller than the enqueued size
    * (the last one in a dimension the local range does not divide). */
@@ -76,6 +68,8 @@ typedef struct fpar__group_run {
   size_t serial;     /* groups begun on the worker: a feature that keeps
                         records per group tells a new group by it */
 } fpar__group_run;
+_Static_assert(offsetof(fpar__group_run, view) == 0,
+               "inline code finds the group view at it->run (<fiberpar.h>)");
 
 /* Rendezvous value of work-items that returned from the kernel. */
 extern const char fpar__site_exit[];
