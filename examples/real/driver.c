@@ -1,0 +1,556 @@
+/* SPDX-License-Identifier: MIT */
+/* driver.c - the real-kernel suite's driver: parses the command line, runs
+ * each kernel's four versions on the same inputs, checks each against the
+ * serial reference, times them (minimum and median of at least five runs)
+ * and prints one `real` line per kernel and the geometric means. */
+#include <fiberpar/simd.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "real.h"
+
+static const real_kernel *const all_kernels[] = {&real_reduction, &real_scan, &real_spmv};
+#define NKERNELS (sizeof all_kernels / sizeof all_kernels[0])
+
+static const char *const version_names[REAL_VERSIONS] = {"pocl", "port", "best",
+                                                         "openmp"};
+
+/* Timed runs stop after this many seconds of runs, once opts->reps are
+ * done, or at MAX_REPS. */
+#define TIME_BUDGET 0.4
+#define MAX_REPS 40
+
+/* ---- Helpers for the kernels ------------------------------------------ */
+
+void *real_alloc(size_t n) {
+  void *p = NULL;
+
+  if (posix_memalign(&p, 4096, n ? n : 1) != 0) {
+    fprintf(stderr, "real: out of memory (%zu bytes)\n", n);
+    exit(1);
+  }
+  return p;
+}
+
+int real_launch(real_env *env, const fpar_kernel *k, fpar_range global,
+                fpar_range local, void *args) {
+  int err = fpar_parallel_for_kernel(env->q, global, local, k, args, NULL);
+
+  if (err != 0)
+    fprintf(stderr, "real: launch of %s refused: %s\n", k->name,
+            fpar_last_error());
+  return err;
+}
+
+int real_parallel(real_env *env, const char *name, fpar_range groups,
+                  fpar_range items, fpar_group_fn fn, void *args) {
+  fpar_launch_desc d;
+  int err;
+
+  fpar_launch_desc_init(&d);
+  d.name = name;
+  d.scoped = fn;
+  d.args = args;
+  d.global = groups;
+  d.local = items;
+  err = fpar_launch(env->q, &d, NULL);
+  if (err != 0)
+    fprintf(stderr, "real: launch of %s refused: %s\n", name,
+            fpar_last_error());
+  return err;
+}
+
+int real_wait(real_env *env) {
+  int err = fpar_queue_wait(env->q);
+
+  if (err != 0)
+    fprintf(stderr, "real: a launch failed: %s: %s\n", fpar_err_name(err),
+            fpar_last_error());
+  return err;
+}
+
+int real_put(real_env *env, real_version v, real_clbuf *b, void *host,
+             const void *src, size_t n) {
+  void *p = host;
+
+  if (v == REAL_POCL && (p = real_ocl_map(env->ocl, b, 0, n, 1)) == NULL)
+    return -1;
+  memcpy(p, src, n);
+  return v == REAL_POCL ? real_ocl_unmap(env->ocl, b, p) : 0;
+}
+
+const void *real_get(real_env *env, real_version v, real_clbuf *b,
+                     const void *host, size_t n) {
+  return v == REAL_POCL ? real_ocl_map(env->ocl, b, 0, n, 0) : host;
+}
+
+void real_done(real_env *env, real_version v, real_clbuf *b, const void *p) {
+  if (v == REAL_POCL)
+    real_ocl_unmap(env->ocl, b, (void *)p);
+}
+
+int real_same_i32(const int32_t *got, const int32_t *want, size_t n, char *why,
+                  size_t len) {
+  size_t i, wrong = 0, first = 0;
+
+  for (i = 0; i < n; i++)
+    if (got[i] != want[i] && wrong++ == 0)
+      first = i;
+  if (wrong != 0)
+    snprintf(why, len, "%zu of %zu values differ, first [%zu] = %d, not %d",
+             wrong, n, first, (int)got[first], (int)want[first]);
+  return wrong == 0;
+}
+
+int real_close_f32(const float *got, const float *want, size_t n, double rtol,
+                   double atol, char *why, size_t len) {
+  size_t i, wrong = 0, first = 0, worst = 0;
+  double worst_excess = 0;
+
+  for (i = 0; i < n; i++) {
+    double d = fabs((double)got[i] - (double)want[i]);
+    double ok = atol + rtol * fabs((double)want[i]);
+
+    if (!(d <= ok)) { /* NaN fails too */
+      if (wrong++ == 0)
+        first = i;
+      if (!(d - ok <= worst_excess))
+        worst_excess = d - ok, worst = i;
+    }
+  }
+  if (wrong != 0)
+    snprintf(why, len,
+             "%zu of %zu values outside |d| <= %g + %g |want|, first [%zu] = "
+             "%.9g, not %.9g; worst [%zu] = %.9g, not %.9g",
+             wrong, n, atol, rtol, first, (double)got[first],
+             (double)want[first], worst, (double)got[worst],
+             (double)want[worst]);
+  return wrong == 0;
+}
+
+/* ---- Command line -------------------------------------------------------- */
+
+const char *real_usage(void) {
+  static char text[4096];
+  size_t n;
+
+  if (text[0] != '\0')
+    return text;
+  n = (size_t)snprintf(
+      text, sizeof text,
+      "usage: real [--check] [--no-opencl] [--reps N] [KERNEL[=SIZE]...]\n"
+      "  Runs each KERNEL (default: all) as OpenCL through PoCL, as the\n"
+      "  libfiberpar port, in its best libfiberpar form and as OpenMP,\n"
+      "  checks each against a serial reference and prints their times.\n"
+      "  --check      run each version once at the small check size (or\n"
+      "               SIZE) and only check it\n"
+      "  --no-opencl  leave out the OpenCL version\n"
+      "  --reps N     at least N timed runs per version (5 to 1000; "
+      "default 7)\n"
+      "KERNEL and what its SIZE is (default; check size):\n");
+  for (size_t k = 0; k < NKERNELS && n < sizeof text; k++)
+    n += (size_t)snprintf(text + n, sizeof text - n, "  %-11s %s (%ld; %ld)\n",
+                          all_kernels[k]->name, all_kernels[k]->size_help,
+                          all_kernels[k]->size, all_kernels[k]->check_size);
+  return text;
+}
+
+static int fail(char *err, size_t len, const char *fmt, ...) {
+  va_list ap;
+  size_t n;
+
+  va_start(ap, fmt);
+  vsnprintf(err, len, fmt, ap);
+  va_end(ap);
+  n = strlen(err);
+  snprintf(err + n, len - n, "\n%s", real_usage());
+  return -1;
+}
+
+int real_parse(int argc, char **argv, real_options *opts, char *err,
+               size_t len) {
+  int i;
+
+  memset(opts, 0, sizeof *opts);
+  opts->opencl = 1;
+  opts->reps = 7;
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i], *eq;
+    char *end;
+    size_t k, name_len;
+    long n = 0;
+
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      snprintf(err, len, "%s", real_usage());
+      return 1;
+    }
+    if (strcmp(a, "--check") == 0) {
+      opts->check = 1;
+      continue;
+    }
+    if (strcmp(a, "--no-opencl") == 0) {
+      opts->opencl = 0;
+      continue;
+    }
+    if (strcmp(a, "--reps") == 0) {
+      if (i + 1 == argc)
+        return fail(err, len, "real: --reps needs a number");
+      n = strtol(argv[++i], &end, 10);
+      if (*argv[i] == '\0' || *end != '\0' || n < 5 || n > 1000)
+        return fail(err, len, "real: --reps %s: not a number from 5 to 1000",
+                    argv[i]);
+      opts->reps = (int)n;
+      continue;
+    }
+    if (a[0] == '-')
+      return fail(err, len, "real: unknown option %s", a);
+    eq = strchr(a, '=');
+    name_len = eq != NULL ? (size_t)(eq - a) : strlen(a);
+    for (k = 0; k < NKERNELS; k++)
+      if (strlen(all_kernels[k]->name) == name_len &&
+          strncmp(all_kernels[k]->name, a, name_len) == 0)
+        break;
+    if (k == NKERNELS)
+      return fail(err, len, "real: unknown kernel %.*s", (int)name_len, a);
+    if (eq != NULL) {
+      n = strtol(eq + 1, &end, 0);
+      if (eq[1] == '\0' || *end != '\0' || !all_kernels[k]->size_ok(n))
+        return fail(err, len, "real: %s: bad size %s (SIZE is %s)",
+                    all_kernels[k]->name, eq + 1, all_kernels[k]->size_help);
+    }
+    if (opts->count == sizeof opts->kernels / sizeof opts->kernels[0])
+      return fail(err, len, "real: too many kernels");
+    opts->kernels[opts->count] = all_kernels[k];
+    opts->sizes[opts->count++] = n;
+  }
+  if (opts->count == 0)
+    for (size_t k = 0; k < NKERNELS; k++)
+      opts->kernels[opts->count++] = all_kernels[k];
+  return 0;
+}
+
+/* ---- Running ------------------------------------------------------------- */
+
+static double now(void) {
+  struct timespec t;
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+
+  return (x > y) - (x < y);
+}
+
+/* One version of a kernel: its min and median time, and whether it ran
+ * and matched the reference. */
+typedef struct real_result {
+  int ran, ok, runs;
+  double min, median;
+  char why[512];
+} real_result;
+
+/* One run of version v and, when check is set, its check. */
+static int run_once(const real_kernel *k, void *s, real_version v,
+                    real_env *env, int check, real_result *r) {
+  if (k->prepare(s, v, env) != 0 || k->run(s, v, env) != 0) {
+    snprintf(r->why, sizeof r->why, "the run failed (see above)");
+    return 0;
+  }
+  return !check || k->check(s, v, env, r->why, sizeof r->why);
+}
+
+/* Time version v: a checked warm-up run, then at least reps timed runs
+ * (more while they take less than TIME_BUDGET), the last one checked. */
+static void time_version(const real_kernel *k, void *s, real_version v,
+                         real_env *env, int reps, real_result *r) {
+  double t[MAX_REPS], total = 0;
+  int n = 0;
+
+  r->ran = 1;
+  r->ok = run_once(k, s, v, env, 1, r);
+  while (r->ok && n < MAX_REPS && (n < reps || total < TIME_BUDGET)) {
+    double t0;
+
+    if (k->prepare(s, v, env) != 0) {
+      r->ok = 0;
+      break;
+    }
+    t0 = now();
+    if (k->run(s, v, env) != 0) {
+      snprintf(r->why, sizeof r->why, "the run failed (see above)");
+      r->ok = 0;
+      break;
+    }
+    t[n] = now() - t0;
+    total += t[n++];
+  }
+  if (r->ok)
+    r->ok = k->check(s, v, env, r->why, sizeof r->why);
+  if (n == 0)
+    return;
+  qsort(t, (size_t)n, sizeof t[0], cmp_double);
+  r->runs = n;
+  r->min = t[0];
+  r->median = (n & 1) ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* Open the OpenCL device when asked: NULL with the reason printed. */
+static real_ocl *open_opencl(int want, int quiet) {
+  real_ocl *o = NULL;
+  char why[512];
+
+  if (!want) {
+    if (!quiet)
+      printf("# OpenCL: left out (--no-opencl)\n");
+    return NULL;
+  }
+  if (real_ocl_open(&o, why, sizeof why) != 0) {
+    printf("# OpenCL: %s: the pocl column is skipped\n", why);
+    return NULL;
+  }
+  if (!quiet) {
+    const char *method = getenv("POCL_WORK_GROUP_METHOD");
+
+    printf("# OpenCL: %s; POCL_WORK_GROUP_METHOD=%s\n", real_ocl_describe(o),
+           method != NULL ? method : "(PoCL's default)");
+  }
+  return o;
+}
+
+static int open_fiberpar(fpar_runtime **rt, real_env *env) {
+  if (fpar_runtime_create(rt, NULL) != 0 ||
+      fpar_queue_create(*rt, 0, &env->q) != 0) {
+    fprintf(stderr, "real: libfiberpar: %s\n", fpar_last_error());
+    return -1;
+  }
+  return 0;
+}
+
+/* The pocl version needs its programs built first (untimed). */
+static int version_ready(const real_kernel *k, void *s, real_version v,
+                         real_env *env, real_result *r) {
+  if (v != REAL_POCL)
+    return 1;
+  if (env->ocl == NULL) {
+    snprintf(r->why, sizeof r->why, "no OpenCL");
+    return 0;
+  }
+  if (k->ocl_init(s, env->ocl) != 0) {
+    printf("# %s: the OpenCL version does not run here (see above): "
+           "skipped\n",
+           k->name);
+    snprintf(r->why, sizeof r->why, "OpenCL setup failed");
+    return 0;
+  }
+  return 1;
+}
+
+int real_check_kernel(const real_kernel *k, long n, int opencl, char *why,
+                      size_t len) {
+  fpar_runtime *rt;
+  real_env env = {NULL, NULL};
+  real_result r;
+  void *s;
+  int ok = 1;
+
+  why[0] = '\0';
+  if (open_fiberpar(&rt, &env) != 0) {
+    snprintf(why, len, "no libfiberpar runtime: %s", fpar_last_error());
+    return 0;
+  }
+  env.ocl = open_opencl(opencl, 1);
+  s = k->setup(n != 0 ? n : k->check_size);
+  if (s == NULL) {
+    snprintf(why, len, "%s: setup failed", k->name);
+    ok = 0;
+  }
+  for (int v = 0; ok && v < REAL_VERSIONS; v++) {
+    memset(&r, 0, sizeof r);
+    if (!version_ready(k, s, (real_version)v, &env, &r))
+      continue;
+    if (!run_once(k, s, (real_version)v, &env, 1, &r)) {
+      snprintf(why, len, "%s %s: %s", k->name, version_names[v], r.why);
+      ok = 0;
+    }
+  }
+  if (env.ocl != NULL) {
+    real_ocl_reset(env.ocl);
+    real_ocl_close(env.ocl);
+  }
+  if (s != NULL)
+    k->release(s);
+  fpar_queue_destroy(env.q);
+  fpar_runtime_destroy(rt);
+  return ok;
+}
+
+static void print_header(fpar_runtime *rt) {
+  char cpu[512] = "?", line[512];
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  int threads = 1;
+
+  while (f != NULL && fgets(line, sizeof line, f) != NULL)
+    if (strncmp(line, "model name", 10) == 0) {
+      const char *c = strchr(line, ':');
+      snprintf(cpu, sizeof cpu, "%s", c != NULL ? c + 2 : line);
+      cpu[strcspn(cpu, "\n")] = '\0';
+      break;
+    }
+  if (f != NULL)
+    fclose(f);
+#ifdef _OPENMP
+  threads = omp_get_max_threads();
+#endif
+  printf("# real kernels: CPU %s; libfiberpar %s, %u workers, lanes W=%d; "
+         "OpenMP %d threads\n",
+         cpu, fpar_version_string(), fpar_runtime_num_threads(rt),
+         FPAR_SIMD_WIDTH, threads);
+  printf("# times in ms: the minimum of at least 5 runs (medians on the "
+         "'# median' lines); r = reference time / libfiberpar time (> 1: "
+         "libfiberpar is faster)\n");
+}
+
+static void print_ms(const real_result *r, const char *label) {
+  if (r->ran && r->ok)
+    printf(" %s %.3f", label, r->min * 1e3);
+  else
+    printf(" %s -", label);
+}
+
+static void print_ratio(const real_result *ref, const real_result *ours,
+                        const char *label, double *log_sum, int *count) {
+  if (ref->ran && ref->ok && ours->ran && ours->ok) {
+    double r = ref->min / ours->min;
+
+    printf(" %s %.3f", label, r);
+    *log_sum += log(r);
+    ++*count;
+  } else {
+    printf(" %s -", label);
+  }
+}
+
+/* Check mode: each version once, one line per version. */
+static int check_all(const real_options *opts, real_env *env) {
+  int failures = 0;
+
+  for (unsigned i = 0; i < opts->count; i++) {
+    const real_kernel *k = opts->kernels[i];
+    long n = opts->sizes[i] != 0 ? opts->sizes[i] : k->check_size;
+    void *s = k->setup(n);
+
+    for (int v = 0; s != NULL && v < REAL_VERSIONS; v++) {
+      real_result r;
+
+      memset(&r, 0, sizeof r);
+      if (!version_ready(k, s, (real_version)v, env, &r)) {
+        printf("check %s %s skipped: %s\n", k->name, version_names[v], r.why);
+        continue;
+      }
+      if (run_once(k, s, (real_version)v, env, 1, &r)) {
+        printf("check %s %s ok (size %ld)\n", k->name, version_names[v], n);
+      } else {
+        printf("check %s %s WRONG: %s\n", k->name, version_names[v], r.why);
+        failures++;
+      }
+    }
+    if (s == NULL) {
+      printf("check %s WRONG: setup failed\n", k->name);
+      failures++;
+    }
+    if (env->ocl != NULL)
+      real_ocl_reset(env->ocl);
+    if (s != NULL)
+      k->release(s);
+  }
+  return failures != 0;
+}
+
+/* Timing mode: one `real` line per kernel, then the geometric means. */
+static int time_all(const real_options *opts, real_env *env) {
+  double logs[3] = {0, 0, 0};
+  int counts[3] = {0, 0, 0}, failures = 0, kernels = 0;
+
+  for (unsigned i = 0; i < opts->count; i++) {
+    const real_kernel *k = opts->kernels[i];
+    long n = opts->sizes[i] != 0 ? opts->sizes[i] : k->size;
+    real_result r[REAL_VERSIONS];
+    void *s = k->setup(n);
+    int ok = s != NULL;
+
+    memset(r, 0, sizeof r);
+    for (int v = 0; s != NULL && v < REAL_VERSIONS; v++) {
+      if (!version_ready(k, s, (real_version)v, env, &r[v]))
+        continue;
+      time_version(k, s, (real_version)v, env, opts->reps, &r[v]);
+      if (!r[v].ok) {
+        printf("# %s %s WRONG: %s\n", k->name, version_names[v], r[v].why);
+        ok = 0;
+      }
+    }
+    if (env->ocl != NULL)
+      real_ocl_reset(env->ocl);
+    if (s != NULL)
+      k->release(s);
+    printf("# median %s (size %ld)", k->name, n);
+    for (int v = 0; v < REAL_VERSIONS; v++)
+      if (r[v].ran && r[v].runs > 0)
+        printf(" %s_ms %.3f (%d runs)", version_names[v], r[v].median * 1e3,
+               r[v].runs);
+    printf("\nreal %s", k->name);
+    print_ms(&r[REAL_POCL], "pocl_ms");
+    print_ms(&r[REAL_PORT], "port_ms");
+    print_ms(&r[REAL_BEST], "best_ms");
+    printf(" best_form %s", k->best_form);
+    print_ms(&r[REAL_OMP], "openmp_ms");
+    print_ratio(&r[REAL_POCL], &r[REAL_PORT], "port/pocl", &logs[0],
+                &counts[0]);
+    print_ratio(&r[REAL_POCL], &r[REAL_BEST], "best/pocl", &logs[1],
+                &counts[1]);
+    print_ratio(&r[REAL_OMP], &r[REAL_BEST], "best/openmp", &logs[2],
+                &counts[2]);
+    printf(" %s\n", ok ? "ok" : "WRONG");
+    fflush(stdout);
+    failures += !ok;
+    kernels++;
+  }
+  printf("real geomean");
+  for (int j = 0; j < 3; j++) {
+    static const char *const labels[3] = {"port/pocl", "best/pocl",
+                                          "best/openmp"};
+    if (counts[j] > 0)
+      printf(" %s %.3f", labels[j], exp(logs[j] / counts[j]));
+    else
+      printf(" %s -", labels[j]);
+  }
+  printf(" kernels %d\n", kernels);
+  return failures != 0;
+}
+
+int real_main(const real_options *opts) {
+  fpar_runtime *rt;
+  real_env env = {NULL, NULL};
+  int bad;
+
+  if (open_fiberpar(&rt, &env) != 0)
+    return 1;
+  print_header(rt);
+  env.ocl = open_opencl(opts->opencl, 0);
+  fflush(stdout);
+  bad = opts->check ? check_all(opts, &env) : time_all(opts, &env);
+  if (env.ocl != NULL)
+    real_ocl_close(env.ocl);
+  fpar_queue_destroy(env.q);
+  fpar_runtime_destroy(rt);
+  return bad;
+}
