@@ -17,8 +17,9 @@
 #include "real.h"
 
 static const real_kernel *const all_kernels[] = {
-    &real_nw,         &real_lud,       &real_srad, &real_backprop,
-    &real_pathfinder, &real_reduction, &real_scan, &real_spmv};
+    &real_nw,        &real_lud,        &real_srad,
+    &real_backprop,  &real_pathfinder, &real_stencil,
+    &real_reduction, &real_scan,       &real_spmv};
 #define NKERNELS (sizeof all_kernels / sizeof all_kernels[0])
 
 static const char *const version_names[REAL_VERSIONS] = {"pocl", "port", "best",

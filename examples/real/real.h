@@ -64,7 +64,7 @@ typedef struct real_kernel {
 
 /* The kernels of the suite, in the order the driver runs them. */
 extern const real_kernel real_nw, real_lud, real_srad, real_backprop,
-    real_pathfinder, real_reduction, real_scan, real_spmv;
+    real_pathfinder, real_stencil, real_reduction, real_scan, real_spmv;
 
 /* The driver, shared by the program (main.c) and its test: options and
  * the kernels to run. */
