@@ -60,6 +60,7 @@ START_TEST(test_bad_input) {
       {"real", "srad=abc", "srad: bad size abc"},
       {"real", "spmv=", "spmv: bad size "},
       {"real", "--reps", "--reps needs a number"},
+      {"real", "--only", "--only needs versions"},
       {"real", "--frobnicate", "unknown option --frobnicate"}};
   real_options opts;
   char err[4096];
@@ -73,13 +74,29 @@ START_TEST(test_bad_input) {
     ck_assert_msg(strstr(err, "usage: real") != NULL, "no usage after %s", err);
   }
   {
-    char *argv[4] = {"real", "--reps", "9", "scan=131072"};
+    char *argv[3] = {"real", "--only", "port,bogus"};
 
-    ck_assert_int_eq(real_parse(4, argv, &opts, err, sizeof err), 0);
+    ck_assert_int_eq(real_parse(3, argv, &opts, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "--only port,bogus: not a list") != NULL,
+                  "said %s", err);
+  }
+  {
+    char *argv[6] = {"real",   "--reps",    "9",
+                     "--only", "best,port", "scan=131072"};
+
+    ck_assert_int_eq(real_parse(6, argv, &opts, err, sizeof err), 0);
     ck_assert_int_eq(opts.reps, 9);
+    ck_assert_uint_eq(opts.versions, 1u << REAL_PORT | 1u << REAL_BEST);
+    ck_assert_int_eq(opts.opencl, 0);
     ck_assert_uint_eq(opts.count, 1);
     ck_assert_ptr_eq(opts.kernels[0], &real_scan);
     ck_assert_int_eq(opts.sizes[0], 131072);
+  }
+  {
+    char *argv[2] = {"real", "--help"};
+
+    ck_assert_int_eq(real_parse(2, argv, &opts, err, sizeof err), 1);
+    ck_assert_msg(strstr(err, "usage: real") == err, "said %s", err);
   }
 }
 END_TEST

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -25,10 +26,15 @@ static const real_kernel *const all_kernels[] = {
 static const char *const version_names[REAL_VERSIONS] = {"pocl", "port", "best",
                                                          "openmp"};
 
-/* Timed runs stop after this many seconds of runs, once opts->reps are
- * done, or at MAX_REPS. */
-#define TIME_BUDGET 0.4
+/* The timed runs go in rounds, one run of each version per round, so that
+ * a machine whose load drifts (this one is shared) weighs on all versions
+ * alike.  Rounds stop once opts->reps are done and they took TIME_BUDGET
+ * seconds, or at MAX_REPS.  Before each run the driver sleeps PAUSE_US, so
+ * that the threads of the version before have stopped spinning (OpenMP's,
+ * PoCL's and libfiberpar's workers spin a while before they sleep). */
+#define TIME_BUDGET 1.0
 #define MAX_REPS 40
+#define PAUSE_US 20000
 
 /* ---- Helpers for the kernels ------------------------------------------ */
 
@@ -155,6 +161,7 @@ const char *real_usage(void) {
       "  --check      run each version once at the small check size (or\n"
       "               SIZE) and only check it\n"
       "  --no-opencl  leave out the OpenCL version\n"
+      "  --only LIST  run only these of pocl,port,best,openmp (for perf)\n"
       "  --reps N     at least N timed runs per version (5 to 1000; "
       "default 7)\n"
       "KERNEL and what its SIZE is (default; check size):\n");
@@ -177,12 +184,31 @@ static int fail(char *err, size_t len, const char *fmt, ...) {
   return -1;
 }
 
+/* The versions named in list, "port,best" say, as bits of *mask. */
+static int parse_versions(const char *list, unsigned *mask) {
+  *mask = 0;
+  while (*list != '\0') {
+    size_t n = strcspn(list, ","), v;
+
+    for (v = 0; v < REAL_VERSIONS; v++)
+      if (strlen(version_names[v]) == n &&
+          strncmp(version_names[v], list, n) == 0)
+        break;
+    if (v == REAL_VERSIONS)
+      return -1;
+    *mask |= 1u << v;
+    list += n + (list[n] == ',');
+  }
+  return *mask == 0 ? -1 : 0;
+}
+
 int real_parse(int argc, char **argv, real_options *opts, char *err,
                size_t len) {
   int i;
 
   memset(opts, 0, sizeof *opts);
   opts->opencl = 1;
+  opts->versions = (1u << REAL_VERSIONS) - 1;
   opts->reps = 7;
   for (i = 1; i < argc; i++) {
     const char *a = argv[i], *eq;
@@ -200,6 +226,17 @@ int real_parse(int argc, char **argv, real_options *opts, char *err,
     }
     if (strcmp(a, "--no-opencl") == 0) {
       opts->opencl = 0;
+      continue;
+    }
+    if (strcmp(a, "--only") == 0) {
+      if (i + 1 == argc)
+        return fail(err, len, "real: --only needs versions");
+      if (parse_versions(argv[++i], &opts->versions) != 0)
+        return fail(err, len,
+                    "real: --only %s: not a list of pocl, port, "
+                    "best, openmp",
+                    argv[i]);
+      opts->opencl = (opts->versions & 1u << REAL_POCL) != 0;
       continue;
     }
     if (strcmp(a, "--reps") == 0) {
@@ -272,39 +309,57 @@ static int run_once(const real_kernel *k, void *s, real_version v,
   return !check || k->check(s, v, env, r->why, sizeof r->why);
 }
 
-/* Time version v: a checked warm-up run, then at least reps timed runs
- * (more while they take less than TIME_BUDGET), the last one checked. */
-static void time_version(const real_kernel *k, void *s, real_version v,
-                         real_env *env, int reps, real_result *r) {
-  double t[MAX_REPS], total = 0;
-  int n = 0;
-
-  r->ran = 1;
-  r->ok = run_once(k, s, v, env, 1, r);
-  while (r->ok && n < MAX_REPS && (n < reps || total < TIME_BUDGET)) {
-    double t0;
-
-    if (k->prepare(s, v, env) != 0) {
-      r->ok = 0;
-      break;
-    }
-    t0 = now();
-    if (k->run(s, v, env) != 0) {
-      snprintf(r->why, sizeof r->why, "the run failed (see above)");
-      r->ok = 0;
-      break;
-    }
-    t[n] = now() - t0;
-    total += t[n++];
-  }
-  if (r->ok)
-    r->ok = k->check(s, v, env, r->why, sizeof r->why);
+/* Min and median of the n times in t (sorts t) into r. */
+static void summarize(double *t, int n, real_result *r) {
   if (n == 0)
     return;
   qsort(t, (size_t)n, sizeof t[0], cmp_double);
   r->runs = n;
   r->min = t[0];
   r->median = (n & 1) ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* Time the versions whose r[v].ran is set: a checked warm-up run of each,
+ * then rounds of one timed run of each (see TIME_BUDGET), the last run
+ * of each checked. */
+static void time_kernel(const real_kernel *k, void *s, real_env *env, int reps,
+                        real_result *r) {
+  static double t[REAL_VERSIONS][MAX_REPS];
+  double total = 0;
+  int rounds = 0, live = 0;
+
+  for (int v = 0; v < REAL_VERSIONS; v++)
+    if (r[v].ran)
+      live += r[v].ok = run_once(k, s, (real_version)v, env, 1, &r[v]);
+  while (live > 0 && rounds < MAX_REPS &&
+         (rounds < reps || total < TIME_BUDGET)) {
+    for (int v = 0; v < REAL_VERSIONS; v++) {
+      double t0;
+
+      if (!r[v].ok)
+        continue;
+      usleep(PAUSE_US);
+      if (k->prepare(s, (real_version)v, env) != 0) {
+        snprintf(r[v].why, sizeof r[v].why, "the preparation failed");
+        r[v].ok = 0, live--;
+        continue;
+      }
+      t0 = now();
+      if (k->run(s, (real_version)v, env) != 0) {
+        snprintf(r[v].why, sizeof r[v].why, "the run failed (see above)");
+        r[v].ok = 0, live--;
+        continue;
+      }
+      t[v][rounds] = now() - t0;
+      total += t[v][rounds];
+    }
+    rounds++;
+  }
+  for (int v = 0; v < REAL_VERSIONS; v++)
+    if (r[v].ok) {
+      r[v].ok = k->check(s, (real_version)v, env, r[v].why, sizeof r[v].why);
+      summarize(t[v], rounds, &r[v]);
+    }
 }
 
 /* Open the OpenCL device when asked: NULL with the reason printed. */
@@ -314,7 +369,7 @@ static real_ocl *open_opencl(int want, int quiet) {
 
   if (!want) {
     if (!quiet)
-      printf("# OpenCL: left out (--no-opencl)\n");
+      printf("# OpenCL: left out (--no-opencl or --only)\n");
     return NULL;
   }
   if (real_ocl_open(&o, why, sizeof why) != 0) {
@@ -456,6 +511,8 @@ static int check_all(const real_options *opts, real_env *env) {
       real_result r;
 
       memset(&r, 0, sizeof r);
+      if (!(opts->versions & 1u << v))
+        continue;
       if (!version_ready(k, s, (real_version)v, env, &r)) {
         printf("check %s %s skipped: %s\n", k->name, version_names[v], r.why);
         continue;
@@ -492,15 +549,16 @@ static int time_all(const real_options *opts, real_env *env) {
     int ok = s != NULL;
 
     memset(r, 0, sizeof r);
-    for (int v = 0; s != NULL && v < REAL_VERSIONS; v++) {
-      if (!version_ready(k, s, (real_version)v, env, &r[v]))
-        continue;
-      time_version(k, s, (real_version)v, env, opts->reps, &r[v]);
-      if (!r[v].ok) {
+    for (int v = 0; s != NULL && v < REAL_VERSIONS; v++)
+      r[v].ran = (opts->versions & 1u << v) &&
+                 version_ready(k, s, (real_version)v, env, &r[v]);
+    if (s != NULL)
+      time_kernel(k, s, env, opts->reps, r);
+    for (int v = 0; v < REAL_VERSIONS; v++)
+      if (r[v].ran && !r[v].ok) {
         printf("# %s %s WRONG: %s\n", k->name, version_names[v], r[v].why);
         ok = 0;
       }
-    }
     if (env->ocl != NULL)
       real_ocl_reset(env->ocl);
     if (s != NULL)

@@ -69,9 +69,10 @@ extern const real_kernel real_nw, real_lud, real_srad, real_backprop,
 /* The driver, shared by the program (main.c) and its test: options and
  * the kernels to run. */
 typedef struct real_options {
-  int check;  /* --check: each version once at the check size */
-  int opencl; /* 0: --no-opencl */
-  int reps;   /* timed runs at least (--reps) */
+  int check;         /* --check: each version once at the check size */
+  int opencl;        /* 0: --no-opencl */
+  unsigned versions; /* bit v: run version v (--only) */
+  int reps;          /* timed runs at least (--reps) */
   unsigned count;
   const real_kernel *kernels[16];
   long sizes[16]; /* 0: the kernel's default */
