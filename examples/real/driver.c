@@ -452,7 +452,7 @@ int real_check_kernel(const real_kernel *k, long n, int opencl, char *why,
   return ok;
 }
 
-static void print_header(fpar_runtime *rt) {
+static void print_header(fpar_runtime *rt, int reps) {
   char cpu[512] = "?", line[512];
   FILE *f = fopen("/proc/cpuinfo", "r");
   int threads = 1;
@@ -473,9 +473,10 @@ static void print_header(fpar_runtime *rt) {
          "OpenMP %d threads\n",
          cpu, fpar_version_string(), fpar_runtime_num_threads(rt),
          FPAR_SIMD_WIDTH, threads);
-  printf("# times in ms: the minimum of at least 5 runs (medians on the "
+  printf("# times in ms: the minimum of at least %d runs (medians on the "
          "'# median' lines); r = reference time / libfiberpar time (> 1: "
-         "libfiberpar is faster)\n");
+         "libfiberpar is faster)\n",
+         reps);
 }
 
 static void print_ms(const real_result *r, const char *label) {
@@ -605,7 +606,7 @@ int real_main(const real_options *opts) {
 
   if (open_fiberpar(&rt, &env) != 0)
     return 1;
-  print_header(rt);
+  print_header(rt, opts->reps);
   env.ocl = open_opencl(opts->opencl, 0);
   fflush(stdout);
   bad = opts->check ? check_all(opts, &env) : time_all(opts, &env);
