@@ -372,18 +372,18 @@ static int bp_run(void *p, real_version v, real_env *env) {
     err |= real_ocl_args(s->adjust, "bibibb", s->cdelta, BP_HID, s->cinput,
                          s->in, s->cw, s->coldw);
     err |= real_ocl_enqueue(s->adjust, 2, global, local);
-    return err | real_ocl_finish(env->ocl);
+    return real_finish(env, v, err);
   }
   case REAL_PORT:
     err |= real_launch(env, &backprop_port_adjust,
                        fpar_range2(BP_BLOCK, (size_t)s->in),
                        fpar_range2(BP_BLOCK, BP_BLOCK), a);
-    return err | real_wait(env);
+    return real_finish(env, v, err);
   case REAL_BEST:
     err |=
         real_parallel(env, "backprop_best_adjust", fpar_range1((size_t)chunks),
                       fpar_range1(1), bp_best_adjust, a);
-    return err | real_wait(env);
+    return real_finish(env, v, err);
   default:
 #pragma omp parallel for schedule(static)
     for (int b = 0; b < chunks; b++) {
@@ -399,21 +399,11 @@ static int bp_check(void *p, real_version v, real_env *env, char *why,
                     size_t len) {
   bp *s = p;
   size_t weights = ((size_t)s->in + 1) * BP_W;
-  const float *w = real_get(env, v, s->cw, s->w, weights * sizeof(float));
-  const float *oldw;
-  int ok;
 
-  if (w == NULL)
-    return snprintf(why, len, "cannot read the weights"), 0;
-  ok = real_close_f32(w, s->want_w, weights, 1e-4, 1e-7, why, len);
-  real_done(env, v, s->cw, w);
-  oldw = real_get(env, v, s->coldw, s->oldw, weights * sizeof(float));
-  if (oldw == NULL)
-    return snprintf(why, len, "cannot read the weight changes"), 0;
-  if (ok)
-    ok = real_close_f32(oldw, s->want_oldw, weights, 1e-4, 1e-7, why, len);
-  real_done(env, v, s->coldw, oldw);
-  return ok;
+  return real_match_f32(env, v, s->cw, s->w, s->want_w, weights, 1e-4, 1e-7,
+                        why, len) &&
+         real_match_f32(env, v, s->coldw, s->oldw, s->want_oldw, weights, 1e-4,
+                        1e-7, why, len);
 }
 
 const real_kernel real_backprop = {

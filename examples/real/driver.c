@@ -105,8 +105,8 @@ void real_done(real_env *env, real_version v, real_clbuf *b, const void *p) {
     real_ocl_unmap(env->ocl, b, (void *)p);
 }
 
-int real_same_i32(const int32_t *got, const int32_t *want, size_t n, char *why,
-                  size_t len) {
+static int same_i32(const int32_t *got, const int32_t *want, size_t n,
+                    char *why, size_t len) {
   size_t i, wrong = 0, first = 0;
 
   for (i = 0; i < n; i++)
@@ -118,8 +118,8 @@ int real_same_i32(const int32_t *got, const int32_t *want, size_t n, char *why,
   return wrong == 0;
 }
 
-int real_close_f32(const float *got, const float *want, size_t n, double rtol,
-                   double atol, char *why, size_t len) {
+static int close_f32(const float *got, const float *want, size_t n, double rtol,
+                     double atol, char *why, size_t len) {
   size_t i, wrong = 0, first = 0, worst = 0;
   double worst_excess = 0;
 
@@ -142,6 +142,40 @@ int real_close_f32(const float *got, const float *want, size_t n, double rtol,
              (double)want[first], worst, (double)got[worst],
              (double)want[worst]);
   return wrong == 0;
+}
+
+int real_match_i32(real_env *env, real_version v, real_clbuf *b,
+                   const int32_t *host, const int32_t *want, size_t n,
+                   char *why, size_t len) {
+  const int32_t *got = real_get(env, v, b, host, n * sizeof *got);
+  int ok;
+
+  if (got == NULL)
+    return snprintf(why, len, "cannot read the result"), 0;
+  ok = same_i32(got, want, n, why, len);
+  real_done(env, v, b, got);
+  return ok;
+}
+
+int real_match_f32(real_env *env, real_version v, real_clbuf *b,
+                   const float *host, const float *want, size_t n, double rtol,
+                   double atol, char *why, size_t len) {
+  const float *got = real_get(env, v, b, host, n * sizeof *got);
+  int ok;
+
+  if (got == NULL)
+    return snprintf(why, len, "cannot read the result"), 0;
+  ok = close_f32(got, want, n, rtol, atol, why, len);
+  real_done(env, v, b, got);
+  return ok;
+}
+
+int real_finish(real_env *env, real_version v, int err) {
+  if (v == REAL_POCL)
+    return err | real_ocl_finish(env->ocl);
+  if (v == REAL_PORT || v == REAL_BEST)
+    return err | real_wait(env);
+  return err;
 }
 
 /* ---- Command line -------------------------------------------------------- */

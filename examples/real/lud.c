@@ -418,25 +418,15 @@ static int lud_run(void *p, real_version v, real_env *env) {
     a->offset = offset;
     err |= lud_step(s, v, env, a, (s->n - offset) / LUD_BS - 1);
   }
-  if (v == REAL_POCL)
-    return err | real_ocl_finish(env->ocl);
-  if (v == REAL_PORT || v == REAL_BEST)
-    return err | real_wait(env);
-  return err;
+  return real_finish(env, v, err);
 }
 
 static int lud_check(void *p, real_version v, real_env *env, char *why,
                      size_t len) {
   lud *s = p;
-  size_t cells = (size_t)s->n * s->n;
-  const float *got = real_get(env, v, s->cm, s->m, cells * sizeof(float));
-  int ok;
 
-  if (got == NULL)
-    return snprintf(why, len, "cannot read the result"), 0;
-  ok = real_close_f32(got, s->want, cells, 1e-4, 1e-6, why, len);
-  real_done(env, v, s->cm, got);
-  return ok;
+  return real_match_f32(env, v, s->cm, s->m, s->want, (size_t)s->n * s->n, 1e-4,
+                        1e-6, why, len);
 }
 
 const real_kernel real_lud = {

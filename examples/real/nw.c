@@ -231,25 +231,15 @@ static int nw_run(void *p, real_version v, real_env *env) {
         nw_block(a, a->bx0 + k, a->by0 - k);
     }
   }
-  if (v == REAL_POCL)
-    return err | real_ocl_finish(env->ocl);
-  if (v == REAL_PORT || v == REAL_BEST)
-    return err | real_wait(env);
-  return err;
+  return real_finish(env, v, err);
 }
 
 static int nw_check(void *p, real_version v, real_env *env, char *why,
                     size_t len) {
   nw *s = p;
-  size_t cells = (size_t)s->cols * s->cols;
-  const int *got = real_get(env, v, s->citems, s->items, cells * sizeof(int));
-  int ok;
 
-  if (got == NULL)
-    return snprintf(why, len, "cannot read the result"), 0;
-  ok = real_same_i32(got, s->want, cells, why, len);
-  real_done(env, v, s->citems, got);
-  return ok;
+  return real_match_i32(env, v, s->citems, s->items, s->want,
+                        (size_t)s->cols * s->cols, why, len);
 }
 
 const real_kernel real_nw = {

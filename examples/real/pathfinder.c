@@ -294,24 +294,15 @@ static int pf_run(void *p, real_version v, real_env *env) {
     }
   }
   s->final = dst;
-  if (v == REAL_POCL)
-    return err | real_ocl_finish(env->ocl);
-  return err | real_wait(env);
+  return real_finish(env, v, err);
 }
 
 static int pf_check(void *p, real_version v, real_env *env, char *why,
                     size_t len) {
   pf *s = p;
-  size_t bytes = (size_t)s->cols * sizeof(int);
-  const int *got =
-      real_get(env, v, s->cresult[s->final], s->result[s->final], bytes);
-  int ok;
 
-  if (got == NULL)
-    return snprintf(why, len, "cannot read the result"), 0;
-  ok = real_same_i32(got, s->want, (size_t)s->cols, why, len);
-  real_done(env, v, s->cresult[s->final], got);
-  return ok;
+  return real_match_i32(env, v, s->cresult[s->final], s->result[s->final],
+                        s->want, (size_t)s->cols, why, len);
 }
 
 const real_kernel real_pathfinder = {

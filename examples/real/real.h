@@ -132,12 +132,20 @@ const void *real_get(real_env *env, real_version v, real_clbuf *b,
                      const void *host, size_t n);
 void real_done(real_env *env, real_version v, real_clbuf *b, const void *p);
 
-/* Compare n values with the reference: exact for integers; for floats
- * |got - want| <= atol + rtol * |want|.  1 when all match, else 0 with
- * the first difference (and the worst, for floats) in why. */
-int real_same_i32(const int32_t *got, const int32_t *want, size_t n, char *why,
-                  size_t len);
-int real_close_f32(const float *got, const float *want, size_t n, double rtol,
+/* Wait for what version v submitted in a run: clFinish for pocl,
+ * fpar_queue_wait for port and best, nothing for openmp (its loops are
+ * done).  Returns err, or the wait's failure. */
+int real_finish(real_env *env, real_version v, int err);
+
+/* Whether the n values version v left at host (read through b for pocl)
+ * match want: exactly for integers; for floats |got - want| <= atol +
+ * rtol |want|.  1 when all match, else 0 with the first difference (and
+ * the worst, for floats) in why. */
+int real_match_i32(real_env *env, real_version v, real_clbuf *b,
+                   const int32_t *host, const int32_t *want, size_t n,
+                   char *why, size_t len);
+int real_match_f32(real_env *env, real_version v, real_clbuf *b,
+                   const float *host, const float *want, size_t n, double rtol,
                    double atol, char *why, size_t len);
 
 /* ---- OpenCL (ocl.c) ------------------------------------------------------ */

@@ -171,7 +171,7 @@ static int red_run(void *p, real_version v, real_env *env) {
     err |= real_ocl_args(r->final, "bbu", r->cpartial, r->cresult,
                          (unsigned)RED_GROUPS);
     err |= real_ocl_enqueue(r->final, 1, &one, &one);
-    return err | real_ocl_finish(env->ocl);
+    return real_finish(env, v, err);
   }
   case REAL_PORT:
     a->groups = RED_GROUPS;
@@ -180,14 +180,14 @@ static int red_run(void *p, real_version v, real_env *env) {
                     fpar_range1(RED_LOCAL), a);
     err |= real_launch(env, &reduction_port_final, fpar_range1(1),
                        fpar_range1(1), a);
-    return err | real_wait(env);
+    return real_finish(env, v, err);
   case REAL_BEST: {
     size_t items = r->n / RED_SPAN, subgroups = items / FPAR_SIMD_WIDTH;
     float sum = 0.0f;
 
     err |= real_launch(env, &reduction_best, fpar_range1(items),
                        fpar_range1(RED_BEST_LOCAL), a);
-    if ((err |= real_wait(env)) != 0)
+    if ((err = real_finish(env, v, err)) != 0)
       return err;
     for (size_t g = 0; g < subgroups; g++)
       sum += r->partial[g];
@@ -210,15 +210,10 @@ static int red_run(void *p, real_version v, real_env *env) {
 static int red_check(void *p, real_version v, real_env *env, char *why,
                      size_t len) {
   red *r = p;
-  const float *got = real_get(env, v, r->cresult, r->result, sizeof(float));
   float want = (float)r->ref;
-  int ok;
 
-  if (got == NULL)
-    return snprintf(why, len, "cannot read the result"), 0;
-  ok = real_close_f32(got, &want, 1, 1e-4, 0, why, len);
-  real_done(env, v, r->cresult, got);
-  return ok;
+  return real_match_f32(env, v, r->cresult, r->result, &want, 1, 1e-4, 0, why,
+                        len);
 }
 
 const real_kernel real_reduction = {

@@ -344,7 +344,7 @@ static int scan_run(void *p, real_version v, real_env *env) {
     err |= real_ocl_args(s->bottom, "bbbil", s->cin, s->cisums, s->cout, s->n,
                          lbytes);
     err |= real_ocl_enqueue(s->bottom, 1, &global, &local);
-    return err | real_ocl_finish(env->ocl);
+    return real_finish(env, v, err);
   }
   case REAL_PORT:
     err |= real_launch(env, &scan_port_reduce,
@@ -355,7 +355,7 @@ static int scan_run(void *p, real_version v, real_env *env) {
     err |= real_launch(env, &scan_port_bottom,
                        fpar_range1(SCAN_GROUPS * SCAN_LOCAL),
                        fpar_range1(SCAN_LOCAL), a);
-    return err | real_wait(env);
+    return real_finish(env, v, err);
   case REAL_BEST:
     err |= real_parallel(env, "scan_best_reduce", fpar_range1(SCAN_GROUPS),
                          fpar_range1(1), scan_best_reduce, a);
@@ -363,7 +363,7 @@ static int scan_run(void *p, real_version v, real_env *env) {
                          scan_best_top, a);
     err |= real_parallel(env, "scan_best_bottom", fpar_range1(SCAN_GROUPS),
                          fpar_range1(1), scan_best_bottom, a);
-    return err | real_wait(env);
+    return real_finish(env, v, err);
   default:
     scan_omp(s->in, s->out, s->n);
     return 0;
@@ -373,15 +373,9 @@ static int scan_run(void *p, real_version v, real_env *env) {
 static int scan_check(void *p, real_version v, real_env *env, char *why,
                       size_t len) {
   scan *s = p;
-  const int *got =
-      real_get(env, v, s->cout, s->out, (size_t)s->n * sizeof(int));
-  int ok;
 
-  if (got == NULL)
-    return snprintf(why, len, "cannot read the result"), 0;
-  ok = real_same_i32(got, s->want, (size_t)s->n, why, len);
-  real_done(env, v, s->cout, got);
-  return ok;
+  return real_match_i32(env, v, s->cout, s->out, s->want, (size_t)s->n, why,
+                        len);
 }
 
 const real_kernel real_scan = {

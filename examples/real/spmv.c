@@ -236,19 +236,19 @@ static int spmv_run(void *p, real_version v, real_env *env) {
     err |= real_ocl_args(s->vector, "bbbbib", s->cval, s->cvec, s->ccols,
                          s->crows, s->dim, s->cout[1]);
     err |= real_ocl_enqueue(s->vector, 1, &g2, &local);
-    return err | real_ocl_finish(env->ocl);
+    return real_finish(env, v, err);
   }
   case REAL_PORT:
     err |= real_launch(env, &spmv_port_scalar, fpar_range1(dim),
                        fpar_range1(SPMV_LOCAL), &s->args[0]);
     err |= real_launch(env, &spmv_port_vector, fpar_range1(dim * SPMV_VEC),
                        fpar_range1(SPMV_LOCAL), &s->args[1]);
-    return err | real_wait(env);
+    return real_finish(env, v, err);
   case REAL_BEST:
     for (int k = 0; k < 2; k++)
       err |= real_launch(env, &spmv_best, fpar_range1(dim * FPAR_SIMD_WIDTH),
                          fpar_range1(16 * FPAR_SIMD_WIDTH), &s->args[k]);
-    return err | real_wait(env);
+    return real_finish(env, v, err);
   default:
     for (int k = 0; k < 2; k++) {
       const spmv_args *a = &s->args[k];
@@ -270,18 +270,11 @@ static int spmv_run(void *p, real_version v, real_env *env) {
 static int spmv_check(void *p, real_version v, real_env *env, char *why,
                       size_t len) {
   spmv *s = p;
-  size_t bytes = (size_t)s->dim * sizeof(float);
-  int ok = 1;
 
-  for (int k = 0; k < 2 && ok; k++) {
-    const float *got = real_get(env, v, s->cout[k], s->out[k], bytes);
-
-    if (got == NULL)
-      return snprintf(why, len, "cannot read the result"), 0;
-    ok = real_close_f32(got, s->want, (size_t)s->dim, 1e-4, 1e-6, why, len);
-    real_done(env, v, s->cout[k], got);
-  }
-  return ok;
+  return real_match_f32(env, v, s->cout[0], s->out[0], s->want, (size_t)s->dim,
+                        1e-4, 1e-6, why, len) &&
+         real_match_f32(env, v, s->cout[1], s->out[1], s->want, (size_t)s->dim,
+                        1e-4, 1e-6, why, len);
 }
 
 const real_kernel real_spmv = {

@@ -178,6 +178,35 @@ static int srad_prepare(void *p, real_version v, real_env *env) {
 /* ---- port ------------------------------------------------------------------
  */
 
+/* Where srad.cl's kernels read for a work-item: its cell, and the cells
+ * north, south, west and east of its tile (its row and column, one
+ * beyond the tile; at the image's edges the image's own first or last
+ * row or column). */
+typedef struct srad_at {
+  int tx, ty, index, north, south, west, east;
+} srad_at;
+
+static inline srad_at srad_at_of(fpar_item *it, int cols) {
+  const int BS = SRAD_BS;
+  const int bx = (int)fpar_group_id(it, 0), by = (int)fpar_group_id(it, 1);
+  const int tx = (int)fpar_local_id(it, 0), ty = (int)fpar_local_id(it, 1);
+  const int gx = (int)fpar_group_range(it, 0);
+  const int gy = (int)fpar_group_range(it, 1);
+  const int tile = cols * BS * by + BS * bx;
+  srad_at at;
+
+  at.tx = tx, at.ty = ty;
+  at.index = tile + cols * ty + tx;
+  at.north = by == 0 ? BS * bx + tx : tile + tx - cols;
+  at.south = by == gy - 1
+                 ? cols * BS * (gy - 1) + BS * bx + cols * (BS - 1) + tx
+                 : tile + cols * BS + tx;
+  at.west = bx == 0 ? cols * BS * by + cols * ty : tile + cols * ty - 1;
+  at.east = bx == gx - 1 ? cols * BS * by + BS * (gx - 1) + cols * ty + BS - 1
+                         : tile + cols * ty + BS;
+  return at;
+}
+
 typedef struct srad_local1 {
   float temp[SRAD_BS][SRAD_BS], temp_result[SRAD_BS][SRAD_BS],
       north[SRAD_BS][SRAD_BS], south[SRAD_BS][SRAD_BS], east[SRAD_BS][SRAD_BS],
@@ -193,34 +222,17 @@ FPAR_PHASE_KERNEL_LOCAL(srad_port_1, it, args, srad_state1, st, srad_local1,
                         lm) {
   const srad_args *a = args;
   const float *J = a->J;
-  const int cols = a->cols, BS = SRAD_BS;
-  const int bx = (int)fpar_group_id(it, 0), by = (int)fpar_group_id(it, 1);
-  const int tx = (int)fpar_local_id(it, 0), ty = (int)fpar_local_id(it, 1);
-  const int gx = (int)fpar_group_range(it, 0),
-            gy = (int)fpar_group_range(it, 1);
-  const int index = cols * BS * by + BS * bx + cols * ty + tx;
+  const srad_at at = srad_at_of(it, a->cols);
+  const int tx = at.tx, ty = at.ty, BS = SRAD_BS;
 
   FPAR_PHASE_BEGIN();
-  if (by == 0)
-    lm->north[ty][tx] = J[BS * bx + tx];
-  else
-    lm->north[ty][tx] = J[cols * BS * by + BS * bx + tx - cols];
-  if (by == gy - 1)
-    lm->south[ty][tx] =
-        J[cols * BS * (gy - 1) + BS * bx + cols * (BS - 1) + tx];
-  else
-    lm->south[ty][tx] = J[cols * BS * by + BS * bx + cols * BS + tx];
+  lm->north[ty][tx] = J[at.north];
+  lm->south[ty][tx] = J[at.south];
   FPAR_PHASE_BARRIER();
-  if (bx == 0)
-    lm->west[ty][tx] = J[cols * BS * by + cols * ty];
-  else
-    lm->west[ty][tx] = J[cols * BS * by + BS * bx + cols * ty - 1];
-  if (bx == gx - 1)
-    lm->east[ty][tx] = J[cols * BS * by + BS * (gx - 1) + cols * ty + BS - 1];
-  else
-    lm->east[ty][tx] = J[cols * BS * by + BS * bx + cols * ty + BS];
+  lm->west[ty][tx] = J[at.west];
+  lm->east[ty][tx] = J[at.east];
   FPAR_PHASE_BARRIER();
-  lm->temp[ty][tx] = J[index];
+  lm->temp[ty][tx] = J[at.index];
   FPAR_PHASE_BARRIER();
   {
     float jc = lm->temp[ty][tx];
@@ -232,11 +244,11 @@ FPAR_PHASE_KERNEL_LOCAL(srad_port_1, it, args, srad_state1, st, srad_local1,
     lm->temp_result[ty][tx] = srad_c(st->n, st->s, st->w, st->e, jc, a->q0sqr);
   }
   FPAR_PHASE_BARRIER();
-  a->C[index] = lm->temp_result[ty][tx];
-  a->dE[index] = st->e;
-  a->dW[index] = st->w;
-  a->dS[index] = st->s;
-  a->dN[index] = st->n;
+  a->C[at.index] = lm->temp_result[ty][tx];
+  a->dE[at.index] = st->e;
+  a->dW[at.index] = st->w;
+  a->dS[at.index] = st->s;
+  a->dN[at.index] = st->n;
   FPAR_PHASE_END();
 }
 
@@ -255,40 +267,29 @@ FPAR_PHASE_KERNEL_LOCAL(srad_port_2, it, args, srad_state2, st, srad_local2,
                         lm) {
   const srad_args *a = args;
   const float *C = a->C;
-  const int cols = a->cols, BS = SRAD_BS;
-  const int bx = (int)fpar_group_id(it, 0), by = (int)fpar_group_id(it, 1);
-  const int tx = (int)fpar_local_id(it, 0), ty = (int)fpar_local_id(it, 1);
-  const int gx = (int)fpar_group_range(it, 0),
-            gy = (int)fpar_group_range(it, 1);
-  const int index = cols * BS * by + BS * bx + cols * ty + tx;
+  const srad_at at = srad_at_of(it, a->cols);
+  const int tx = at.tx, ty = at.ty, BS = SRAD_BS;
 
   FPAR_PHASE_BEGIN();
-  lm->temp[ty][tx] = a->J[index];
+  lm->temp[ty][tx] = a->J[at.index];
   FPAR_PHASE_BARRIER();
-  if (by == gy - 1)
-    lm->south_c[ty][tx] =
-        C[cols * BS * (gy - 1) + BS * bx + cols * (BS - 1) + tx];
-  else
-    lm->south_c[ty][tx] = C[cols * BS * by + BS * bx + cols * BS + tx];
+  lm->south_c[ty][tx] = C[at.south];
   FPAR_PHASE_BARRIER();
-  if (bx == gx - 1)
-    lm->east_c[ty][tx] = C[cols * BS * by + BS * (gx - 1) + cols * ty + BS - 1];
-  else
-    lm->east_c[ty][tx] = C[cols * BS * by + BS * bx + cols * ty + BS];
+  lm->east_c[ty][tx] = C[at.east];
   FPAR_PHASE_BARRIER();
-  lm->c_temp[ty][tx] = C[index];
+  lm->c_temp[ty][tx] = C[at.index];
   FPAR_PHASE_BARRIER();
   {
     float cc = lm->c_temp[ty][tx], cn = cc, cw = cc;
     float cs = ty == BS - 1 ? lm->south_c[ty][tx] : lm->c_temp[ty + 1][tx];
     float ce = tx == BS - 1 ? lm->east_c[ty][tx] : lm->c_temp[ty][tx + 1];
-    float d_sum = cn * a->dN[index] + cs * a->dS[index] + cw * a->dW[index] +
-                  ce * a->dE[index];
+    float d_sum = cn * a->dN[at.index] + cs * a->dS[at.index] +
+                  cw * a->dW[at.index] + ce * a->dE[at.index];
 
     lm->c_result[ty][tx] = lm->temp[ty][tx] + 0.25f * SRAD_LAMBDA * d_sum;
   }
   FPAR_PHASE_BARRIER();
-  a->J[index] = lm->c_result[ty][tx];
+  a->J[at.index] = lm->c_result[ty][tx];
   FPAR_PHASE_END();
 }
 
@@ -424,25 +425,15 @@ static int srad_run(void *p, real_version v, real_env *env) {
     }
     }
   }
-  if (v == REAL_POCL)
-    return err | real_ocl_finish(env->ocl);
-  if (v == REAL_PORT || v == REAL_BEST)
-    return err | real_wait(env);
-  return err;
+  return real_finish(env, v, err);
 }
 
 static int srad_check(void *p, real_version v, real_env *env, char *why,
                       size_t len) {
   srad *s = p;
-  size_t cells = (size_t)s->n * s->n;
-  const float *got = real_get(env, v, s->cJ, s->J, cells * sizeof(float));
-  int ok;
 
-  if (got == NULL)
-    return snprintf(why, len, "cannot read the result"), 0;
-  ok = real_close_f32(got, s->want, cells, 1e-4, 1e-5, why, len);
-  real_done(env, v, s->cJ, got);
-  return ok;
+  return real_match_f32(env, v, s->cJ, s->J, s->want, (size_t)s->n * s->n, 1e-4,
+                        1e-5, why, len);
 }
 
 const real_kernel real_srad = {

@@ -251,25 +251,16 @@ static int st_run(void *p, real_version v, real_env *env) {
                       fpar_range2((size_t)nx, 1), a);
     }
   }
-  if (v == REAL_POCL)
-    return err | real_ocl_finish(env->ocl);
-  return err | real_wait(env);
+  return real_finish(env, v, err);
 }
 
 static int st_check(void *p, real_version v, real_env *env, char *why,
                     size_t len) {
   stn *s = p;
   const int last = ST_STEPS & 1;
-  size_t cells = (size_t)s->nx * s->ny * s->nz;
-  const float *got =
-      real_get(env, v, s->ca[last], s->a[last], cells * sizeof(float));
-  int ok;
 
-  if (got == NULL)
-    return snprintf(why, len, "cannot read the result"), 0;
-  ok = real_close_f32(got, s->want, cells, 1e-4, 1e-5, why, len);
-  real_done(env, v, s->ca[last], got);
-  return ok;
+  return real_match_f32(env, v, s->ca[last], s->a[last], s->want,
+                        (size_t)s->nx * s->ny * s->nz, 1e-4, 1e-5, why, len);
 }
 
 const real_kernel real_stencil = {
