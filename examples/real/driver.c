@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
+#include "examples/bench_util.h"
 #include "real.h"
 
 static const real_kernel *const all_kernels[] = {
@@ -312,19 +312,6 @@ int real_parse(int argc, char **argv, real_options *opts, char *err,
 
 /* ---- Running ------------------------------------------------------------- */
 
-static double now(void) {
-  struct timespec t;
-
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-
-  return (x > y) - (x < y);
-}
-
 /* One version of a kernel: its min and median time, and whether it ran
  * and matched the reference. */
 typedef struct real_result {
@@ -345,12 +332,14 @@ static int run_once(const real_kernel *k, void *s, real_version v,
 
 /* Min and median of the n times in t (sorts t) into r. */
 static void summarize(double *t, int n, real_result *r) {
+  bench_stat st;
+
   if (n == 0)
     return;
-  qsort(t, (size_t)n, sizeof t[0], cmp_double);
+  st = bench_stats(t, n);
   r->runs = n;
-  r->min = t[0];
-  r->median = (n & 1) ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  r->min = st.min;
+  r->median = st.median;
 }
 
 /* Time the versions whose r[v].ran is set: a checked warm-up run of each,
@@ -378,13 +367,13 @@ static void time_kernel(const real_kernel *k, void *s, real_env *env, int reps,
         r[v].ok = 0, live--;
         continue;
       }
-      t0 = now();
+      t0 = bench_now();
       if (k->run(s, (real_version)v, env) != 0) {
         snprintf(r[v].why, sizeof r[v].why, "the run failed (see above)");
         r[v].ok = 0, live--;
         continue;
       }
-      t[v][rounds] = now() - t0;
+      t[v][rounds] = bench_now() - t0;
       total += t[v][rounds];
     }
     rounds++;

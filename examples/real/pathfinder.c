@@ -53,6 +53,18 @@ static inline int pf_min(int a, int b) {
   return a <= b ? a : b;
 }
 
+/* Cell x of the next row from row in of cols cells and its weights w
+ * (the serial reference's step, and openmp's). */
+static inline int pf_cell(const int *in, const int *w, int x, int cols) {
+  int m = in[x];
+
+  if (x > 0)
+    m = pf_min(m, in[x - 1]);
+  if (x < cols - 1)
+    m = pf_min(m, in[x + 1]);
+  return w[x] + m;
+}
+
 static void *pf_setup(long n) {
   pf *s = calloc(1, sizeof *s);
   size_t cols = (size_t)n;
@@ -77,15 +89,8 @@ static void *pf_setup(long n) {
     int *tmp = src;
 
     src = dst, dst = tmp;
-    for (size_t x = 0; x < cols; x++) {
-      int m = src[x];
-
-      if (x > 0)
-        m = pf_min(m, src[x - 1]);
-      if (x < cols - 1)
-        m = pf_min(m, src[x + 1]);
-      dst[x] = s->data[(t + 1) * cols + x] + m;
-    }
+    for (int x = 0; x < s->cols; x++)
+      dst[x] = pf_cell(src, s->data + (t + 1) * cols, x, s->cols);
   }
   memcpy(s->want, dst, cols * sizeof(int));
   free(src), free(dst);
@@ -245,15 +250,8 @@ static int pf_run(void *p, real_version v, real_env *env) {
       const int *w = wall + (size_t)t * cols;
 
 #pragma omp for simd schedule(static)
-      for (int x = 0; x < cols; x++) {
-        int m = in[x];
-
-        if (x > 0)
-          m = pf_min(m, in[x - 1]);
-        if (x < cols - 1)
-          m = pf_min(m, in[x + 1]);
-        out[x] = w[x] + m;
-      }
+      for (int x = 0; x < cols; x++)
+        out[x] = pf_cell(in, w, x, cols);
     }
     s->final = (PF_ROWS - 1) & 1;
     return 0;
