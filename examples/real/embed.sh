@@ -7,7 +7,9 @@
 set -eu
 dir=$1
 shift
-echo '/* Made by examples/real/embed.sh from the .cl files beside it: do not edit. */'
+echo '/* SPDX-License-Identifier: MIT */'
+echo '/* cl_sources.c - made by embed.sh from the .cl files beside it: do not'
+echo ' * edit. */'
 echo '#include <string.h>'
 echo '#include "real.h"'
 for name in "$@"; do
