@@ -40,7 +40,7 @@ struct real_ocl {
   cl_device_id device;
   cl_context ctx;
   cl_command_queue q;
-  char describe[512];
+  char describe[640]; /* platform version, device name, units */
   real_clprog progs[REAL_OCL_MAX];
   unsigned nprogs;
   real_clk kernels[REAL_OCL_MAX];
