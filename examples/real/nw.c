@@ -186,8 +186,9 @@ static void nw_best(fpar_group *g, void *args) {
   nw_block(a, a->bx0 + bx, a->by0 - bx);
 }
 
-/* The launches of one sweep: blocks of side bs, nb per side; diagonal d
- * has blocks (bx0 + k, by0 - k) for k < count. */
+/* Anti-diagonal d of a matrix of nb x nb blocks: its blocks are (bx0 + k,
+ * by0 - k) for k < count (Rodinia's two kernels' block indices, one
+ * launch per diagonal). */
 static void nw_diagonal(int nb, int d, int *bx0, int *by0, int *count) {
   *bx0 = d < nb ? 0 : d - nb + 1;
   *by0 = d < nb ? d : nb - 1;

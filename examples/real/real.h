@@ -35,10 +35,11 @@ typedef struct real_env {
   real_ocl *ocl; /* the OpenCL device, or NULL (pocl) */
 } real_env;
 
-/* One kernel of the suite.  The driver calls setup once, then for each
- * version: ocl_init once (pocl only), and per run prepare (untimed: put
- * back the data a run changes) and run (timed); check after the first
- * and after the last run; finally release. */
+/* One kernel of the suite.  The driver calls setup once and ocl_init
+ * once (for pocl), then runs every version: prepare (untimed: put back
+ * the data a run changes) and run (timed), checked after its first and
+ * its last run, the timed runs of the versions taking turns; release
+ * ends. */
 typedef struct real_kernel {
   const char *name;
   const char *best_form; /* one word for the output line */
