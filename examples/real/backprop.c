@@ -10,7 +10,7 @@
  * local memory and a tree of barriers for the sums (7 barriers), 1 barrier
  * in adjust_weights.
  * port: the same two kernels as phase kernels.
- * best: scoped groups (fpar_parallel) of 256 input units, each a plain C
+ * best: scoped groups (fpar_parallel) of 1024 input units, each a plain C
  * loop over its rows that the compiler vectorizes across the 16 hidden
  * units; no barrier.
  * openmp: the same row blocks under `parallel for`.
@@ -27,10 +27,10 @@
 
 #include "real.h"
 
-#define BP_HID 16   /* hidden units */
-#define BP_W 17     /* weights per input unit: bias and 16 */
-#define BP_BLOCK 16 /* Rodinia's HEIGHT: input units per work-group */
-#define BP_ROWS 256 /* best and openmp: input units per group */
+#define BP_HID 16    /* hidden units */
+#define BP_W 17      /* weights per input unit: bias and 16 */
+#define BP_BLOCK 16  /* Rodinia's HEIGHT: input units per work-group */
+#define BP_ROWS 1024 /* best and openmp: input units per group */
 #define BP_ETA 0.3f
 #define BP_MOMENTUM 0.3f
 
