@@ -14,7 +14,7 @@
 #include <omp.h>
 #endif
 
-#include "examples/bench_util.h"
+#include "examples/benchmark/bench_util.h"
 #include "real.h"
 
 static const real_kernel *const all_kernels[] = {
