@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 # FPAR_CHECK_OPENCL
 # -----------------
-# OpenCL for the PoCL columns of the benchmark (examples/benchmark/
-# opencl.c) and of the real-kernel suite (examples/real/ocl.c):
+# OpenCL for the PoCL columns of the benchmark and of the real-kernel
+# suite, both through examples/benchmark/opencl.c:
 # --with-opencl=auto (the default) uses it when found, yes requires it, no
 # leaves it out.  Takes OPENCL_CFLAGS / OPENCL_LIBS when the user sets
 # them, else pkg-config's OpenCL module (ocl-icd), else -lOpenCL; then

@@ -54,8 +54,8 @@ typedef struct bp {
   float *want_w, *want_oldw;
   bp_host host, host_init;
   bp_args args;
-  real_clbuf *cinput, *cdelta, *cw, *coldw, *cpartial;
-  real_clk *forward, *adjust;
+  bench_ocl_buf *cinput, *cdelta, *cw, *coldw, *cpartial;
+  bench_ocl_kernel *forward, *adjust;
 } bp;
 
 static int bp_size_ok(long n) {
@@ -180,17 +180,18 @@ static void bp_release(void *p) {
   free(s->want_w), free(s->want_oldw), free(s->partial), free(s);
 }
 
-static int bp_ocl_init(void *p, real_ocl *o) {
+static int bp_ocl_init(void *p, bench_ocl *o) {
   bp *s = p;
   size_t weights = ((size_t)s->in + 1) * BP_W * sizeof(float);
 
-  s->forward = real_ocl_kernel(o, "backprop", "bpnn_layerforward");
-  s->adjust = real_ocl_kernel(o, "backprop", "bpnn_adjust_weights");
-  s->cinput = real_ocl_buffer(o, s->input, ((size_t)s->in + 1) * sizeof(float));
-  s->cdelta = real_ocl_buffer(o, s->host.delta, sizeof s->host.delta);
-  s->cw = real_ocl_buffer(o, s->w, weights);
-  s->coldw = real_ocl_buffer(o, s->oldw, weights);
-  s->cpartial = real_ocl_buffer(
+  s->forward = real_cl_kernel(o, "backprop", "bpnn_layerforward");
+  s->adjust = real_cl_kernel(o, "backprop", "bpnn_adjust_weights");
+  s->cinput =
+      bench_ocl_buffer(o, s->input, ((size_t)s->in + 1) * sizeof(float));
+  s->cdelta = bench_ocl_buffer(o, s->host.delta, sizeof s->host.delta);
+  s->cw = bench_ocl_buffer(o, s->w, weights);
+  s->coldw = bench_ocl_buffer(o, s->oldw, weights);
+  s->cpartial = bench_ocl_buffer(
       o, s->partial, (size_t)s->in / BP_BLOCK * BP_HID * sizeof(float));
   return s->forward == NULL || s->adjust == NULL || s->cinput == NULL ||
          s->cdelta == NULL || s->cw == NULL || s->coldw == NULL ||
@@ -205,12 +206,12 @@ static int bp_prepare(void *p, real_version v, real_env *env) {
   s->host = s->host_init;
   err = real_put(env, v, s->cw, s->w, s->winit, weights);
   if (v == REAL_POCL) {
-    float *old = real_ocl_map(env->ocl, s->coldw, 0, weights, 1);
+    float *old = bench_ocl_map(env->ocl, s->coldw, 0, weights, 1);
 
     if (old == NULL)
       return -1;
     memset(old, 0, weights);
-    return err | real_ocl_unmap(env->ocl, s->coldw, old);
+    return err | bench_ocl_unmap(env->ocl, s->coldw, old);
   }
   memset(s->oldw, 0, weights);
   return err;
@@ -324,9 +325,9 @@ static int bp_run(void *p, real_version v, real_env *env) {
     size_t global[2] = {BP_BLOCK, (size_t)s->in},
            local[2] = {BP_BLOCK, BP_BLOCK};
 
-    err |= real_ocl_args(s->forward, "bbbii", s->cinput, s->cw, s->cpartial,
-                         s->in, BP_HID);
-    err |= real_ocl_enqueue(s->forward, 2, global, local);
+    err |= bench_ocl_args(s->forward, "bbbii", s->cinput, s->cw, s->cpartial,
+                          s->in, BP_HID);
+    err |= bench_ocl_enqueue(s->forward, 2, global, local);
     break;
   }
   case REAL_PORT:
@@ -362,12 +363,12 @@ static int bp_run(void *p, real_version v, real_env *env) {
   real_done(env, v, s->cpartial, partial);
   real_done(env, v, s->cw, w);
   if (v == REAL_POCL) {
-    float *d = real_ocl_map(env->ocl, s->cdelta, 0, sizeof s->host.delta, 1);
+    float *d = bench_ocl_map(env->ocl, s->cdelta, 0, sizeof s->host.delta, 1);
 
     if (d == NULL)
       return -1;
     memcpy(d, s->host.delta, sizeof s->host.delta);
-    err |= real_ocl_unmap(env->ocl, s->cdelta, d);
+    err |= bench_ocl_unmap(env->ocl, s->cdelta, d);
   }
   /* adjust_weights */
   switch (v) {
@@ -375,9 +376,9 @@ static int bp_run(void *p, real_version v, real_env *env) {
     size_t global[2] = {BP_BLOCK, (size_t)s->in},
            local[2] = {BP_BLOCK, BP_BLOCK};
 
-    err |= real_ocl_args(s->adjust, "bibibb", s->cdelta, BP_HID, s->cinput,
-                         s->in, s->cw, s->coldw);
-    err |= real_ocl_enqueue(s->adjust, 2, global, local);
+    err |= bench_ocl_args(s->adjust, "bibibb", s->cdelta, BP_HID, s->cinput,
+                          s->in, s->cw, s->coldw);
+    err |= bench_ocl_enqueue(s->adjust, 2, global, local);
     return real_finish(env, v, err);
   }
   case REAL_PORT:

@@ -85,24 +85,24 @@ int real_wait(real_env *env) {
   return err;
 }
 
-int real_put(real_env *env, real_version v, real_clbuf *b, void *host,
+int real_put(real_env *env, real_version v, bench_ocl_buf *b, void *host,
              const void *src, size_t n) {
   void *p = host;
 
-  if (v == REAL_POCL && (p = real_ocl_map(env->ocl, b, 0, n, 1)) == NULL)
+  if (v == REAL_POCL && (p = bench_ocl_map(env->ocl, b, 0, n, 1)) == NULL)
     return -1;
   memcpy(p, src, n);
-  return v == REAL_POCL ? real_ocl_unmap(env->ocl, b, p) : 0;
+  return v == REAL_POCL ? bench_ocl_unmap(env->ocl, b, p) : 0;
 }
 
-const void *real_get(real_env *env, real_version v, real_clbuf *b,
+const void *real_get(real_env *env, real_version v, bench_ocl_buf *b,
                      const void *host, size_t n) {
-  return v == REAL_POCL ? real_ocl_map(env->ocl, b, 0, n, 0) : host;
+  return v == REAL_POCL ? bench_ocl_map(env->ocl, b, 0, n, 0) : host;
 }
 
-void real_done(real_env *env, real_version v, real_clbuf *b, const void *p) {
+void real_done(real_env *env, real_version v, bench_ocl_buf *b, const void *p) {
   if (v == REAL_POCL)
-    real_ocl_unmap(env->ocl, b, (void *)p);
+    bench_ocl_unmap(env->ocl, b, (void *)p);
 }
 
 static int same_i32(const int32_t *got, const int32_t *want, size_t n,
@@ -144,7 +144,7 @@ static int close_f32(const float *got, const float *want, size_t n, double rtol,
   return wrong == 0;
 }
 
-int real_match_i32(real_env *env, real_version v, real_clbuf *b,
+int real_match_i32(real_env *env, real_version v, bench_ocl_buf *b,
                    const int32_t *host, const int32_t *want, size_t n,
                    char *why, size_t len) {
   const int32_t *got = real_get(env, v, b, host, n * sizeof *got);
@@ -157,7 +157,7 @@ int real_match_i32(real_env *env, real_version v, real_clbuf *b,
   return ok;
 }
 
-int real_match_f32(real_env *env, real_version v, real_clbuf *b,
+int real_match_f32(real_env *env, real_version v, bench_ocl_buf *b,
                    const float *host, const float *want, size_t n, double rtol,
                    double atol, char *why, size_t len) {
   const float *got = real_get(env, v, b, host, n * sizeof *got);
@@ -172,7 +172,7 @@ int real_match_f32(real_env *env, real_version v, real_clbuf *b,
 
 int real_finish(real_env *env, real_version v, int err) {
   if (v == REAL_POCL)
-    return err | real_ocl_finish(env->ocl);
+    return err | bench_ocl_finish(env->ocl);
   if (v == REAL_PORT || v == REAL_BEST)
     return err | real_wait(env);
   return err;
@@ -386,8 +386,8 @@ static void time_kernel(const real_kernel *k, void *s, real_env *env, int reps,
 }
 
 /* Open the OpenCL device when asked: NULL with the reason printed. */
-static real_ocl *open_opencl(int want, int quiet) {
-  real_ocl *o = NULL;
+static bench_ocl *open_opencl(int want, int quiet) {
+  bench_ocl *o;
   char why[512];
 
   if (!want) {
@@ -395,14 +395,14 @@ static real_ocl *open_opencl(int want, int quiet) {
       printf("# OpenCL: left out (--no-opencl or --only)\n");
     return NULL;
   }
-  if (real_ocl_open(&o, why, sizeof why) != 0) {
+  if ((o = bench_ocl_open(why, sizeof why)) == NULL) {
     printf("# OpenCL: %s: the pocl column is skipped\n", why);
     return NULL;
   }
   if (!quiet) {
     const char *method = getenv("POCL_WORK_GROUP_METHOD");
 
-    printf("# OpenCL: %s; POCL_WORK_GROUP_METHOD=%s\n", real_ocl_describe(o),
+    printf("# OpenCL: %s; POCL_WORK_GROUP_METHOD=%s\n", bench_ocl_device(o),
            method != NULL ? method : "(PoCL's default)");
   }
   return o;
@@ -465,8 +465,8 @@ int real_check_kernel(const real_kernel *k, long n, int opencl, char *why,
     }
   }
   if (env.ocl != NULL) {
-    real_ocl_reset(env.ocl);
-    real_ocl_close(env.ocl);
+    bench_ocl_reset(env.ocl);
+    bench_ocl_close(env.ocl);
   }
   if (s != NULL)
     k->release(s);
@@ -553,7 +553,7 @@ static int check_all(const real_options *opts, real_env *env) {
       failures++;
     }
     if (env->ocl != NULL)
-      real_ocl_reset(env->ocl);
+      bench_ocl_reset(env->ocl);
     if (s != NULL)
       k->release(s);
   }
@@ -584,7 +584,7 @@ static int time_all(const real_options *opts, real_env *env) {
         ok = 0;
       }
     if (env->ocl != NULL)
-      real_ocl_reset(env->ocl);
+      bench_ocl_reset(env->ocl);
     if (s != NULL)
       k->release(s);
     printf("# median %s (size %ld)", k->name, n);
@@ -634,7 +634,7 @@ int real_main(const real_options *opts) {
   fflush(stdout);
   bad = opts->check ? check_all(opts, &env) : time_all(opts, &env);
   if (env.ocl != NULL)
-    real_ocl_close(env.ocl);
+    bench_ocl_close(env.ocl);
   fpar_queue_destroy(env.q);
   fpar_runtime_destroy(rt);
   return bad;

@@ -32,8 +32,8 @@ typedef struct lud {
   int n;
   float *m, *init, *want;
   lud_args *args; /* one per step */
-  real_clbuf *cm;
-  real_clk *diagonal, *perimeter, *internal;
+  bench_ocl_buf *cm;
+  bench_ocl_kernel *diagonal, *perimeter, *internal;
 } lud;
 
 static int lud_size_ok(long n) {
@@ -80,13 +80,13 @@ static void lud_release(void *p) {
   free(s->m), free(s->init), free(s->want), free(s->args), free(s);
 }
 
-static int lud_ocl_init(void *p, real_ocl *o) {
+static int lud_ocl_init(void *p, bench_ocl *o) {
   lud *s = p;
 
-  s->diagonal = real_ocl_kernel(o, "lud", "lud_diagonal");
-  s->perimeter = real_ocl_kernel(o, "lud", "lud_perimeter");
-  s->internal = real_ocl_kernel(o, "lud", "lud_internal");
-  s->cm = real_ocl_buffer(o, s->m, (size_t)s->n * s->n * sizeof(float));
+  s->diagonal = real_cl_kernel(o, "lud", "lud_diagonal");
+  s->perimeter = real_cl_kernel(o, "lud", "lud_perimeter");
+  s->internal = real_cl_kernel(o, "lud", "lud_internal");
+  s->cm = bench_ocl_buffer(o, s->m, (size_t)s->n * s->n * sizeof(float));
   return s->diagonal == NULL || s->perimeter == NULL || s->internal == NULL ||
          s->cm == NULL;
 }
@@ -356,16 +356,16 @@ static int lud_step(lud *s, real_version v, real_env *env, lud_args *a,
            l3[2] = {LUD_BS, LUD_BS};
     const size_t block = LUD_BS * LUD_BS * sizeof(float);
 
-    err |= real_ocl_args(s->diagonal, "blii", s->cm, block, a->dim, a->offset);
-    err |= real_ocl_enqueue(s->diagonal, 1, &g1, &l1);
+    err |= bench_ocl_args(s->diagonal, "blii", s->cm, block, a->dim, a->offset);
+    err |= bench_ocl_enqueue(s->diagonal, 1, &g1, &l1);
     if (nb == 0)
       break;
-    err |= real_ocl_args(s->perimeter, "blllii", s->cm, block, block, block,
-                         a->dim, a->offset);
-    err |= real_ocl_enqueue(s->perimeter, 1, &g2, &l2);
-    err |= real_ocl_args(s->internal, "bllii", s->cm, block, block, a->dim,
-                         a->offset);
-    err |= real_ocl_enqueue(s->internal, 2, g3, l3);
+    err |= bench_ocl_args(s->perimeter, "blllii", s->cm, block, block, block,
+                          a->dim, a->offset);
+    err |= bench_ocl_enqueue(s->perimeter, 1, &g2, &l2);
+    err |= bench_ocl_args(s->internal, "bllii", s->cm, block, block, a->dim,
+                          a->offset);
+    err |= bench_ocl_enqueue(s->internal, 2, g3, l3);
     break;
   }
   case REAL_PORT:

@@ -34,8 +34,8 @@ typedef struct nw {
   int n, cols;
   int *reference, *items, *init, *want;
   nw_args *args; /* one per launch */
-  real_clbuf *creference, *citems;
-  real_clk *kernel;
+  bench_ocl_buf *creference, *citems;
+  bench_ocl_kernel *kernel;
 } nw;
 
 static int nw_size_ok(long n) {
@@ -99,13 +99,13 @@ static void nw_release(void *p) {
   free(s->args), free(s);
 }
 
-static int nw_ocl_init(void *p, real_ocl *o) {
+static int nw_ocl_init(void *p, bench_ocl *o) {
   nw *s = p;
   size_t bytes = (size_t)s->cols * s->cols * sizeof(int);
 
-  s->kernel = real_ocl_kernel(o, "nw", "nw_kernel");
-  s->creference = real_ocl_buffer(o, s->reference, bytes);
-  s->citems = real_ocl_buffer(o, s->items, bytes);
+  s->kernel = real_cl_kernel(o, "nw", "nw_kernel");
+  s->creference = bench_ocl_buffer(o, s->reference, bytes);
+  s->citems = bench_ocl_buffer(o, s->items, bytes);
   return s->kernel == NULL || s->creference == NULL || s->citems == NULL;
 }
 
@@ -213,9 +213,9 @@ static int nw_run(void *p, real_version v, real_env *env) {
     case REAL_POCL: {
       size_t global = (size_t)count * NW_BS, local = NW_BS;
 
-      err |= real_ocl_args(s->kernel, "bbiiii", s->creference, s->citems,
-                           a->cols, a->penalty, a->bx0, a->by0);
-      err |= real_ocl_enqueue(s->kernel, 1, &global, &local);
+      err |= bench_ocl_args(s->kernel, "bbiiii", s->creference, s->citems,
+                            a->cols, a->penalty, a->bx0, a->by0);
+      err |= bench_ocl_enqueue(s->kernel, 1, &global, &local);
       break;
     }
     case REAL_PORT:

@@ -39,8 +39,8 @@ typedef struct pf {
   int *data, *result[2], *want;
   pf_args args[PF_ROWS];
   int final; /* which result holds the last row */
-  real_clbuf *cwall, *cresult[2];
-  real_clk *kernel;
+  bench_ocl_buf *cwall, *cresult[2];
+  bench_ocl_kernel *kernel;
 } pf;
 
 static int pf_size_ok(long n) {
@@ -102,15 +102,15 @@ static void pf_release(void *p) {
   free(s);
 }
 
-static int pf_ocl_init(void *p, real_ocl *o) {
+static int pf_ocl_init(void *p, bench_ocl *o) {
   pf *s = p;
   size_t cols = (size_t)s->cols;
 
-  s->kernel = real_ocl_kernel(o, "pathfinder", "dynproc_kernel");
+  s->kernel = real_cl_kernel(o, "pathfinder", "dynproc_kernel");
   s->cwall =
-      real_ocl_buffer(o, s->data + cols, cols * (PF_ROWS - 1) * sizeof(int));
-  s->cresult[0] = real_ocl_buffer(o, s->result[0], cols * sizeof(int));
-  s->cresult[1] = real_ocl_buffer(o, s->result[1], cols * sizeof(int));
+      bench_ocl_buffer(o, s->data + cols, cols * (PF_ROWS - 1) * sizeof(int));
+  s->cresult[0] = bench_ocl_buffer(o, s->result[0], cols * sizeof(int));
+  s->cresult[1] = bench_ocl_buffer(o, s->result[1], cols * sizeof(int));
   return s->kernel == NULL || s->cwall == NULL || s->cresult[0] == NULL ||
          s->cresult[1] == NULL;
 }
@@ -266,11 +266,11 @@ static int pf_run(void *p, real_version v, real_env *env) {
     case REAL_POCL: {
       size_t global = blocks * PF_BLOCK, local = PF_BLOCK;
 
-      err |= real_ocl_args(s->kernel, "ibbbiiiiill", a->iteration, s->cwall,
-                           s->cresult[src], s->cresult[dst], cols, PF_ROWS, t,
-                           border, PF_HALO, PF_BLOCK * sizeof(int),
-                           PF_BLOCK * sizeof(int));
-      err |= real_ocl_enqueue(s->kernel, 1, &global, &local);
+      err |= bench_ocl_args(s->kernel, "ibbbiiiiill", a->iteration, s->cwall,
+                            s->cresult[src], s->cresult[dst], cols, PF_ROWS, t,
+                            border, PF_HALO, PF_BLOCK * sizeof(int),
+                            PF_BLOCK * sizeof(int));
+      err |= bench_ocl_enqueue(s->kernel, 1, &global, &local);
       break;
     }
     default:

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "examples/benchmark/opencl.h"
+
 /* The four versions, in the order the driver runs them. */
 typedef enum real_version {
   REAL_POCL = 0, /* the OpenCL C kernel through OpenCL */
@@ -23,16 +25,10 @@ typedef enum real_version {
   REAL_VERSIONS
 } real_version;
 
-/* Opaque OpenCL objects (ocl.c): without OpenCL in the build, opening
- * fails with a message and nothing else is ever called. */
-typedef struct real_ocl real_ocl;
-typedef struct real_clbuf real_clbuf;
-typedef struct real_clk real_clk;
-
 /* What a version runs on. */
 typedef struct real_env {
-  fpar_queue *q; /* libfiberpar's queue (port and best) */
-  real_ocl *ocl; /* the OpenCL device, or NULL (pocl) */
+  fpar_queue *q;  /* libfiberpar's queue (port and best) */
+  bench_ocl *ocl; /* the OpenCL device, or NULL (pocl) */
 } real_env;
 
 /* One kernel of the suite.  The driver calls setup once and ocl_init
@@ -53,7 +49,7 @@ typedef struct real_kernel {
   void (*release)(void *s);
   /* Build the OpenCL programs and wrap the data in buffers: 0, or
    * nonzero after printing why. */
-  int (*ocl_init)(void *s, real_ocl *o);
+  int (*ocl_init)(void *s, bench_ocl *o);
   int (*prepare)(void *s, real_version v, real_env *env);
   /* One run: every launch of the algorithm, and waiting for them: 0, or
    * nonzero after printing why. */
@@ -125,13 +121,13 @@ int real_wait(real_env *env);
 
 /* Copy n bytes from src into host, the data version v works on: for
  * pocl through b, host's buffer, mapped for writing.  0 or nonzero. */
-int real_put(real_env *env, real_version v, real_clbuf *b, void *host,
+int real_put(real_env *env, real_version v, bench_ocl_buf *b, void *host,
              const void *src, size_t n);
 /* The n bytes at host for reading what version v made (for pocl mapped
  * through b), then real_done(); NULL after printing why. */
-const void *real_get(real_env *env, real_version v, real_clbuf *b,
+const void *real_get(real_env *env, real_version v, bench_ocl_buf *b,
                      const void *host, size_t n);
-void real_done(real_env *env, real_version v, real_clbuf *b, const void *p);
+void real_done(real_env *env, real_version v, bench_ocl_buf *b, const void *p);
 
 /* Wait for what version v submitted in a run: clFinish for pocl,
  * fpar_queue_wait for port and best, nothing for openmp (its loops are
@@ -142,48 +138,24 @@ int real_finish(real_env *env, real_version v, int err);
  * match want: exactly for integers; for floats |got - want| <= atol +
  * rtol |want|.  1 when all match, else 0 with the first difference (and
  * the worst, for floats) in why. */
-int real_match_i32(real_env *env, real_version v, real_clbuf *b,
+int real_match_i32(real_env *env, real_version v, bench_ocl_buf *b,
                    const int32_t *host, const int32_t *want, size_t n,
                    char *why, size_t len);
-int real_match_f32(real_env *env, real_version v, real_clbuf *b,
+int real_match_f32(real_env *env, real_version v, bench_ocl_buf *b,
                    const float *host, const float *want, size_t n, double rtol,
                    double atol, char *why, size_t len);
 
-/* ---- OpenCL (ocl.c) ------------------------------------------------------ */
-
-/* Open the first CPU device of the OpenCL platforms: 0, or nonzero with
- * the reason in why (no OpenCL in this build, no platform, no CPU
- * device...). */
-int real_ocl_open(real_ocl **o, char *why, size_t len);
-/* Release every object made since the last reset (after each kernel). */
-void real_ocl_reset(real_ocl *o);
-void real_ocl_close(real_ocl *o);
-/* The platform's version and the device's name, for the output header. */
-const char *real_ocl_describe(const real_ocl *o);
-/* Build the program named name from src (the embedded .cl file, see
- * real_cl_source()) and return its kernel kname; NULL after printing the
- * build log.  The program is built once per name and kept. */
-real_clk *real_ocl_kernel(real_ocl *o, const char *name, const char *kname);
-/* A buffer over n bytes of host memory (CL_MEM_USE_HOST_PTR); NULL after
- * printing why. */
-real_clbuf *real_ocl_buffer(real_ocl *o, void *host, size_t n);
-/* Set the kernel's arguments from fmt, one letter each: b a real_clbuf *,
- * i an int, u an unsigned, f a double passed as float, l a size_t of
- * bytes of local memory.  0, or nonzero after printing why. */
-int real_ocl_args(real_clk *k, const char *fmt, ...);
-/* Enqueue the kernel over global items in groups of local (dims 1-3). */
-int real_ocl_enqueue(real_clk *k, unsigned dims, const size_t *global,
-                     const size_t *local);
-/* Wait for everything enqueued. */
-int real_ocl_finish(real_ocl *o);
-/* Map bytes [off, off + n) of b for the host (reading, or writing when
- * write is set) and unmap them again: what the host does with a buffer
- * between launches. */
-void *real_ocl_map(real_ocl *o, real_clbuf *b, size_t off, size_t n, int write);
-int real_ocl_unmap(real_ocl *o, real_clbuf *b, void *p);
+/* ---- OpenCL (examples/benchmark/opencl.c, shared with the benchmark) -- */
 
 /* The embedded OpenCL C source of a kernel file (cl_sources.c, made from
  * examples/real/NAME.cl at build time), or NULL. */
 const char *real_cl_source(const char *name);
+
+/* Kernel kname of the suite's OpenCL program name (examples/real/name.cl),
+ * built on first use; NULL after printing why. */
+static inline bench_ocl_kernel *real_cl_kernel(bench_ocl *o, const char *name,
+                                               const char *kname) {
+  return bench_ocl_build(o, name, real_cl_source(name), kname);
+}
 
 #endif

@@ -36,8 +36,8 @@ typedef struct red {
   float *in, *partial, *result;
   double ref;
   red_args args;
-  real_clbuf *cin, *cpartial, *cresult;
-  real_clk *reduce, *final;
+  bench_ocl_buf *cin, *cpartial, *cresult;
+  bench_ocl_kernel *reduce, *final;
 } red;
 
 static int red_size_ok(long n) {
@@ -66,14 +66,14 @@ static void red_release(void *p) {
   free(r->in), free(r->partial), free(r->result), free(r);
 }
 
-static int red_ocl_init(void *p, real_ocl *o) {
+static int red_ocl_init(void *p, bench_ocl *o) {
   red *r = p;
 
-  r->reduce = real_ocl_kernel(o, "reduction", "reduce");
-  r->final = real_ocl_kernel(o, "reduction", "reduceNoLocal");
-  r->cin = real_ocl_buffer(o, r->in, (size_t)r->n * sizeof(float));
-  r->cpartial = real_ocl_buffer(o, r->partial, RED_GROUPS * sizeof(float));
-  r->cresult = real_ocl_buffer(o, r->result, sizeof(float));
+  r->reduce = real_cl_kernel(o, "reduction", "reduce");
+  r->final = real_cl_kernel(o, "reduction", "reduceNoLocal");
+  r->cin = bench_ocl_buffer(o, r->in, (size_t)r->n * sizeof(float));
+  r->cpartial = bench_ocl_buffer(o, r->partial, RED_GROUPS * sizeof(float));
+  r->cresult = bench_ocl_buffer(o, r->result, sizeof(float));
   return r->reduce == NULL || r->final == NULL || r->cin == NULL ||
          r->cpartial == NULL || r->cresult == NULL;
 }
@@ -165,12 +165,12 @@ static int red_run(void *p, real_version v, real_env *env) {
   case REAL_POCL: {
     size_t global = RED_GROUPS * RED_LOCAL, local = RED_LOCAL, one = 1;
 
-    err |= real_ocl_args(r->reduce, "bblu", r->cin, r->cpartial,
-                         RED_LOCAL * sizeof(float), r->n);
-    err |= real_ocl_enqueue(r->reduce, 1, &global, &local);
-    err |= real_ocl_args(r->final, "bbu", r->cpartial, r->cresult,
-                         (unsigned)RED_GROUPS);
-    err |= real_ocl_enqueue(r->final, 1, &one, &one);
+    err |= bench_ocl_args(r->reduce, "bblu", r->cin, r->cpartial,
+                          RED_LOCAL * sizeof(float), r->n);
+    err |= bench_ocl_enqueue(r->reduce, 1, &global, &local);
+    err |= bench_ocl_args(r->final, "bbu", r->cpartial, r->cresult,
+                          (unsigned)RED_GROUPS);
+    err |= bench_ocl_enqueue(r->final, 1, &one, &one);
     return real_finish(env, v, err);
   }
   case REAL_PORT:

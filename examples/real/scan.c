@@ -39,8 +39,8 @@ typedef struct scan {
   int n;
   int *in, *out, *isums, *want;
   scan_args args;
-  real_clbuf *cin, *cout, *cisums;
-  real_clk *reduce, *top, *bottom;
+  bench_ocl_buf *cin, *cout, *cisums;
+  bench_ocl_kernel *reduce, *top, *bottom;
 } scan;
 
 static int scan_size_ok(long n) {
@@ -72,15 +72,15 @@ static void scan_release(void *p) {
   free(s->in), free(s->out), free(s->want), free(s->isums), free(s);
 }
 
-static int scan_ocl_init(void *p, real_ocl *o) {
+static int scan_ocl_init(void *p, bench_ocl *o) {
   scan *s = p;
 
-  s->reduce = real_ocl_kernel(o, "scan", "reduce");
-  s->top = real_ocl_kernel(o, "scan", "top_scan");
-  s->bottom = real_ocl_kernel(o, "scan", "bottom_scan");
-  s->cin = real_ocl_buffer(o, s->in, (size_t)s->n * sizeof(int));
-  s->cout = real_ocl_buffer(o, s->out, (size_t)s->n * sizeof(int));
-  s->cisums = real_ocl_buffer(o, s->isums, SCAN_LOCAL * sizeof(int));
+  s->reduce = real_cl_kernel(o, "scan", "reduce");
+  s->top = real_cl_kernel(o, "scan", "top_scan");
+  s->bottom = real_cl_kernel(o, "scan", "bottom_scan");
+  s->cin = bench_ocl_buffer(o, s->in, (size_t)s->n * sizeof(int));
+  s->cout = bench_ocl_buffer(o, s->out, (size_t)s->n * sizeof(int));
+  s->cisums = bench_ocl_buffer(o, s->isums, SCAN_LOCAL * sizeof(int));
   return s->reduce == NULL || s->top == NULL || s->bottom == NULL ||
          s->cin == NULL || s->cout == NULL || s->cisums == NULL;
 }
@@ -88,13 +88,13 @@ static int scan_ocl_init(void *p, real_ocl *o) {
 static int scan_prepare(void *p, real_version v, real_env *env) {
   scan *s = p;
   int *out = v == REAL_POCL
-                 ? real_ocl_map(env->ocl, s->cout, 0, (size_t)s->n * 4, 1)
+                 ? bench_ocl_map(env->ocl, s->cout, 0, (size_t)s->n * 4, 1)
                  : s->out;
 
   if (out == NULL)
     return -1;
   memset(out, 0xff, (size_t)s->n * sizeof(int));
-  return v == REAL_POCL ? real_ocl_unmap(env->ocl, s->cout, out) : 0;
+  return v == REAL_POCL ? bench_ocl_unmap(env->ocl, s->cout, out) : 0;
 }
 
 /* ---- port ------------------------------------------------------------------
@@ -336,14 +336,14 @@ static int scan_run(void *p, real_version v, real_env *env) {
     size_t global = SCAN_GROUPS * SCAN_LOCAL, local = SCAN_LOCAL;
     const size_t lbytes = 2 * SCAN_LOCAL * sizeof(int);
 
-    err |= real_ocl_args(s->reduce, "bbil", s->cin, s->cisums, s->n,
-                         (size_t)SCAN_LOCAL * sizeof(int));
-    err |= real_ocl_enqueue(s->reduce, 1, &global, &local);
-    err |= real_ocl_args(s->top, "bil", s->cisums, SCAN_GROUPS, lbytes);
-    err |= real_ocl_enqueue(s->top, 1, &local, &local);
-    err |= real_ocl_args(s->bottom, "bbbil", s->cin, s->cisums, s->cout, s->n,
-                         lbytes);
-    err |= real_ocl_enqueue(s->bottom, 1, &global, &local);
+    err |= bench_ocl_args(s->reduce, "bbil", s->cin, s->cisums, s->n,
+                          (size_t)SCAN_LOCAL * sizeof(int));
+    err |= bench_ocl_enqueue(s->reduce, 1, &global, &local);
+    err |= bench_ocl_args(s->top, "bil", s->cisums, SCAN_GROUPS, lbytes);
+    err |= bench_ocl_enqueue(s->top, 1, &local, &local);
+    err |= bench_ocl_args(s->bottom, "bbbil", s->cin, s->cisums, s->cout, s->n,
+                          lbytes);
+    err |= bench_ocl_enqueue(s->bottom, 1, &global, &local);
     return real_finish(env, v, err);
   }
   case REAL_PORT:

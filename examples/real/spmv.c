@@ -38,8 +38,8 @@ typedef struct spmv {
   float *val, *vec, *out[2], *want;
   int *cols, *rows;
   spmv_args args[2];
-  real_clbuf *cval, *cvec, *ccols, *crows, *cout[2];
-  real_clk *scalar, *vector;
+  bench_ocl_buf *cval, *cvec, *ccols, *crows, *cout[2];
+  bench_ocl_kernel *scalar, *vector;
 } spmv;
 
 static int spmv_size_ok(long n) {
@@ -96,18 +96,18 @@ static void spmv_release(void *p) {
   free(s->out[0]), free(s->out[1]), free(s->want), free(s);
 }
 
-static int spmv_ocl_init(void *p, real_ocl *o) {
+static int spmv_ocl_init(void *p, bench_ocl *o) {
   spmv *s = p;
   size_t dim = (size_t)s->dim, nnz = (size_t)s->nnz;
 
-  s->scalar = real_ocl_kernel(o, "spmv", "spmv_csr_scalar_kernel");
-  s->vector = real_ocl_kernel(o, "spmv", "spmv_csr_vector_kernel");
-  s->cval = real_ocl_buffer(o, s->val, nnz * sizeof(float));
-  s->cvec = real_ocl_buffer(o, s->vec, dim * sizeof(float));
-  s->ccols = real_ocl_buffer(o, s->cols, nnz * sizeof(int));
-  s->crows = real_ocl_buffer(o, s->rows, (dim + 1) * sizeof(int));
-  s->cout[0] = real_ocl_buffer(o, s->out[0], dim * sizeof(float));
-  s->cout[1] = real_ocl_buffer(o, s->out[1], dim * sizeof(float));
+  s->scalar = real_cl_kernel(o, "spmv", "spmv_csr_scalar_kernel");
+  s->vector = real_cl_kernel(o, "spmv", "spmv_csr_vector_kernel");
+  s->cval = bench_ocl_buffer(o, s->val, nnz * sizeof(float));
+  s->cvec = bench_ocl_buffer(o, s->vec, dim * sizeof(float));
+  s->ccols = bench_ocl_buffer(o, s->cols, nnz * sizeof(int));
+  s->crows = bench_ocl_buffer(o, s->rows, (dim + 1) * sizeof(int));
+  s->cout[0] = bench_ocl_buffer(o, s->out[0], dim * sizeof(float));
+  s->cout[1] = bench_ocl_buffer(o, s->out[1], dim * sizeof(float));
   return s->scalar == NULL || s->vector == NULL || s->cval == NULL ||
          s->cvec == NULL || s->ccols == NULL || s->crows == NULL ||
          s->cout[0] == NULL || s->cout[1] == NULL;
@@ -120,14 +120,14 @@ static int spmv_prepare(void *p, real_version v, real_env *env) {
   for (int k = 0; k < 2; k++) {
     size_t bytes = (size_t)s->dim * sizeof(float);
     float *out = v == REAL_POCL
-                     ? real_ocl_map(env->ocl, s->cout[k], 0, bytes, 1)
+                     ? bench_ocl_map(env->ocl, s->cout[k], 0, bytes, 1)
                      : s->out[k];
 
     if (out == NULL)
       return -1;
     memset(out, 0xff, bytes);
     if (v == REAL_POCL)
-      err |= real_ocl_unmap(env->ocl, s->cout[k], out);
+      err |= bench_ocl_unmap(env->ocl, s->cout[k], out);
   }
   return err;
 }
@@ -230,12 +230,12 @@ static int spmv_run(void *p, real_version v, real_env *env) {
   case REAL_POCL: {
     size_t g1 = dim, g2 = dim * SPMV_VEC, local = SPMV_LOCAL;
 
-    err |= real_ocl_args(s->scalar, "bbbbib", s->cval, s->cvec, s->ccols,
-                         s->crows, s->dim, s->cout[0]);
-    err |= real_ocl_enqueue(s->scalar, 1, &g1, &local);
-    err |= real_ocl_args(s->vector, "bbbbib", s->cval, s->cvec, s->ccols,
-                         s->crows, s->dim, s->cout[1]);
-    err |= real_ocl_enqueue(s->vector, 1, &g2, &local);
+    err |= bench_ocl_args(s->scalar, "bbbbib", s->cval, s->cvec, s->ccols,
+                          s->crows, s->dim, s->cout[0]);
+    err |= bench_ocl_enqueue(s->scalar, 1, &g1, &local);
+    err |= bench_ocl_args(s->vector, "bbbbib", s->cval, s->cvec, s->ccols,
+                          s->crows, s->dim, s->cout[1]);
+    err |= bench_ocl_enqueue(s->vector, 1, &g2, &local);
     return real_finish(env, v, err);
   }
   case REAL_PORT:

@@ -39,8 +39,8 @@ typedef struct srad {
   int n;
   float *J, *init, *C, *dN, *dS, *dW, *dE, *want;
   srad_args args[SRAD_ITERATIONS];
-  real_clbuf *cJ, *cC, *cdN, *cdS, *cdW, *cdE;
-  real_clk *k1, *k2;
+  bench_ocl_buf *cJ, *cC, *cdN, *cdS, *cdW, *cdE;
+  bench_ocl_kernel *k1, *k2;
 } srad;
 
 static int srad_size_ok(long n) {
@@ -152,18 +152,18 @@ static void srad_release(void *p) {
   free(s->dW), free(s->dE), free(s->want), free(s);
 }
 
-static int srad_ocl_init(void *p, real_ocl *o) {
+static int srad_ocl_init(void *p, bench_ocl *o) {
   srad *s = p;
   size_t bytes = (size_t)s->n * s->n * sizeof(float);
 
-  s->k1 = real_ocl_kernel(o, "srad", "srad_1");
-  s->k2 = real_ocl_kernel(o, "srad", "srad_2");
-  s->cJ = real_ocl_buffer(o, s->J, bytes);
-  s->cC = real_ocl_buffer(o, s->C, bytes);
-  s->cdN = real_ocl_buffer(o, s->dN, bytes);
-  s->cdS = real_ocl_buffer(o, s->dS, bytes);
-  s->cdW = real_ocl_buffer(o, s->dW, bytes);
-  s->cdE = real_ocl_buffer(o, s->dE, bytes);
+  s->k1 = real_cl_kernel(o, "srad", "srad_1");
+  s->k2 = real_cl_kernel(o, "srad", "srad_2");
+  s->cJ = bench_ocl_buffer(o, s->J, bytes);
+  s->cC = bench_ocl_buffer(o, s->C, bytes);
+  s->cdN = bench_ocl_buffer(o, s->dN, bytes);
+  s->cdS = bench_ocl_buffer(o, s->dS, bytes);
+  s->cdW = bench_ocl_buffer(o, s->dW, bytes);
+  s->cdE = bench_ocl_buffer(o, s->dE, bytes);
   return s->k1 == NULL || s->k2 == NULL || s->cJ == NULL || s->cC == NULL ||
          s->cdN == NULL || s->cdS == NULL || s->cdW == NULL || s->cdE == NULL;
 }
@@ -393,12 +393,12 @@ static int srad_run(void *p, real_version v, real_env *env) {
     case REAL_POCL: {
       size_t global[2] = {(size_t)n, (size_t)n}, local[2] = {SRAD_BS, SRAD_BS};
 
-      err |= real_ocl_args(s->k1, "bbbbbbiif", s->cJ, s->cC, s->cdN, s->cdS,
-                           s->cdW, s->cdE, n, n, (double)a->q0sqr);
-      err |= real_ocl_enqueue(s->k1, 2, global, local);
-      err |= real_ocl_args(s->k2, "bbbbbbiif", s->cJ, s->cC, s->cdN, s->cdS,
-                           s->cdW, s->cdE, n, n, (double)SRAD_LAMBDA);
-      err |= real_ocl_enqueue(s->k2, 2, global, local);
+      err |= bench_ocl_args(s->k1, "bbbbbbiif", s->cJ, s->cC, s->cdN, s->cdS,
+                            s->cdW, s->cdE, n, n, (double)a->q0sqr);
+      err |= bench_ocl_enqueue(s->k1, 2, global, local);
+      err |= bench_ocl_args(s->k2, "bbbbbbiif", s->cJ, s->cC, s->cdN, s->cdS,
+                            s->cdW, s->cdE, n, n, (double)SRAD_LAMBDA);
+      err |= bench_ocl_enqueue(s->k2, 2, global, local);
       break;
     }
     case REAL_PORT:

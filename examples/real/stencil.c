@@ -42,8 +42,8 @@ typedef struct stn {
   int nx, ny, nz;
   float *a[2], *init, *want;
   st_args args[ST_STEPS];
-  real_clbuf *ca[2];
-  real_clk *kernel;
+  bench_ocl_buf *ca[2];
+  bench_ocl_kernel *kernel;
 } stn;
 
 static int st_size_ok(long n) {
@@ -105,13 +105,13 @@ static void st_release(void *p) {
   free(s->a[0]), free(s->a[1]), free(s->init), free(s->want), free(s);
 }
 
-static int st_ocl_init(void *p, real_ocl *o) {
+static int st_ocl_init(void *p, bench_ocl *o) {
   stn *s = p;
   size_t bytes = (size_t)s->nx * s->ny * s->nz * sizeof(float);
 
-  s->kernel = real_ocl_kernel(o, "stencil", "stencil");
-  s->ca[0] = real_ocl_buffer(o, s->a[0], bytes);
-  s->ca[1] = real_ocl_buffer(o, s->a[1], bytes);
+  s->kernel = real_cl_kernel(o, "stencil", "stencil");
+  s->ca[0] = bench_ocl_buffer(o, s->a[0], bytes);
+  s->ca[1] = bench_ocl_buffer(o, s->a[1], bytes);
   return s->kernel == NULL || s->ca[0] == NULL || s->ca[1] == NULL;
 }
 
@@ -235,9 +235,9 @@ static int st_run(void *p, real_version v, real_env *env) {
     case REAL_POCL: {
       size_t global[2] = {(size_t)nx, (size_t)ny}, local[2] = {ST_TX, ST_TY};
 
-      err |= real_ocl_args(s->kernel, "ffbbiii", (double)ST_C0, (double)ST_C1,
-                           s->ca[t & 1], s->ca[(t + 1) & 1], nx, ny, nz);
-      err |= real_ocl_enqueue(s->kernel, 2, global, local);
+      err |= bench_ocl_args(s->kernel, "ffbbiii", (double)ST_C0, (double)ST_C1,
+                            s->ca[t & 1], s->ca[(t + 1) & 1], nx, ny, nz);
+      err |= bench_ocl_enqueue(s->kernel, 2, global, local);
       break;
     }
     case REAL_PORT:
