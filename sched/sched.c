@@ -22,12 +22,19 @@
 #include "sched/fork.h"
 #include "sched/guard.h"
 #include "sched/sched.h"
+#include "sched/spin.h"
 #include "sched/stack.h"
 #include "sched/sync.h"
 #include "sched/thread_name.h"
 #include "sched/topo.h"
 #include "sched/trace.h"
 #include "sched/worker_run.h"
+
+/* How often spinning threads give their core away: an idle worker soon (a
+ * host thread on its core may have work), a waiting host thread less
+ * often (the groups it waits for are mostly running on other cores). */
+#define FPAR__IDLE_YIELD_NS 2000u
+#define FPAR__WAIT_YIELD_NS 10000u
 
 struct fpar__sched {
   fpar__sched_config cfg;
@@ -66,34 +73,8 @@ typedef struct fpar__worker_start {
   unsigned index;
 } fpar__worker_start;
 
-static void fpar__cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ volatile("yield");
-#endif
-}
-
-/* A bounded spin: pause, and every 256 steps check the clock and give the
- * core to any other runnable thread on it (with one worker per core, a
- * host thread waiting for its launch shares a core with a spinning
- * worker).  fpar__spin_step() returns 0 once spin_us have passed. */
-typedef struct fpar__spin {
-  unsigned steps;
-  uint64_t deadline;
-} fpar__spin;
-
-static int fpar__spin_step(fpar__spin *sp, unsigned spin_us) {
-  if ((++sp->steps & 255) == 0) {
-    uint64_t now = fpar__now_ns();
-    if (sp->deadline == 0)
-      sp->deadline = now + (uint64_t)spin_us * 1000u;
-    else if (now >= sp->deadline)
-      return 0;
-    sched_yield();
-  }
-  fpar__cpu_relax();
-  return 1;
+static uint64_t fpar__sched_spin_ns(const fpar__sched *s) {
+  return (uint64_t)s->cfg.spin_us * 1000u;
 }
 
 /* The lock guards a few pointer updates at a time, but at the start and
@@ -174,7 +155,7 @@ int fpar__sched_usable(const fpar__sched *s) {
 
 int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
                      const void *arg) {
-  fpar__spin spin = {0, 0};
+  fpar__spin spin = FPAR__SPIN_INIT;
   int err;
 
   if (done(arg))
@@ -186,7 +167,7 @@ int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
   if (fpar__self != NULL && fpar__self->sched == s)
     return FPAR_EDEADLOCK;
   while (!done(arg))
-    if (!fpar__spin_step(&spin, s->cfg.spin_us))
+    if (!fpar__spin_step(&spin, fpar__sched_spin_ns(s), FPAR__WAIT_YIELD_NS))
       break;
   if (done(arg))
     return 0;
@@ -205,7 +186,7 @@ int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
  * it; NULL at shutdown.  Spins for spin_us, then sleeps. */
 static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
   fpar__sched *s = w->sched;
-  fpar__spin spin = {0, 0};
+  fpar__spin spin = FPAR__SPIN_INIT;
 
   for (;;) {
     if (atomic_load_explicit(&s->active_seq, memory_order_acquire) !=
@@ -225,7 +206,7 @@ static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
     }
     if (s->shutdown)
       return NULL;
-    if (!fpar__spin_step(&spin, s->cfg.spin_us)) {
+    if (!fpar__spin_step(&spin, fpar__sched_spin_ns(s), FPAR__IDLE_YIELD_NS)) {
       uv_mutex_lock(&s->lock);
       s->sleepers++;
       while (!s->shutdown &&
@@ -234,7 +215,7 @@ static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
         uv_cond_wait(&s->work_cond, &s->lock);
       s->sleepers--;
       uv_mutex_unlock(&s->lock);
-      spin.deadline = 0;
+      spin = (fpar__spin)FPAR__SPIN_INIT;
     }
   }
 }
@@ -384,6 +365,7 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
     free(s);
     return err; /* fpar__topo_create said why */
   }
+  fpar__spin_calibrate();
   s->num_workers = fpar__topo_num_workers(s->topo);
   s->setup.sched = s;
   s->setup.cfg = &s->cfg;
