@@ -44,10 +44,11 @@ static void fpar__queue_launch_complete(fpar__launch *l) {
 
 int fpar__queue_submit(fpar_queue *q, const fpar__launch_spec *spec,
                        fpar_event **ev) {
-  fpar__launch *l = fpar__launch_create(spec, q->rt->cfg.num_threads);
+  fpar__launch *l = fpar__sched_launch_create(q->rt->sched, spec);
 
   if (l == NULL)
-    return fpar__set_error(FPAR_ENOMEM, "no memory for a launch");
+    return fpar__set_error(FPAR_ENOMEM, "no memory for launch '%s'",
+                           spec->name);
   l->hooks.queue = q;
   l->hooks.complete = fpar__queue_launch_complete;
   atomic_fetch_add_explicit(&q->outstanding, 1, memory_order_relaxed);

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* launch.h - what the scheduler executes: one submitted launch.
+/* launch.h - what the scheduler executes: one submitted launch, and the
+ * pool its records come from.
  *
  * An event is the launch it completes, so struct fpar_event is defined
  * here.  A launch is reference counted: one reference for the scheduler
  * from submission to completion, one for the user's event handle, and one
- * for each worker while it takes work-groups from it.
+ * for each worker while it takes work-groups from it.  Records are never
+ * freed while their pool lives: a released record goes back to its pool
+ * and serves a later launch.
  */
 #ifndef FPAR_SCHED_LAUNCH_H
 #define FPAR_SCHED_LAUNCH_H
@@ -16,6 +19,11 @@
 #include "fiberpar.h"
 
 #define FPAR__NAME_MAX 64
+
+/* Room for a launch's error message (kernel, group, work-items, what
+ * happened): inline, so that a launch that failed for want of memory
+ * still says why. */
+#define FPAR__ERROR_MAX 512
 
 /* A launch's status before it has a result (0 or a negative code). */
 #define FPAR__LAUNCH_QUEUED 2
@@ -81,10 +89,13 @@ typedef struct fpar__launch_hooks {
   _Atomic(void *) uv_async; /* uv_async_t to signal on completion */
 } fpar__launch_hooks;
 
+typedef struct fpar__launch_pool fpar__launch_pool;
+
 struct fpar_event {
   fpar__launch_spec spec;
   fpar__launch_hooks hooks;
   struct fpar__sched *sched; /* the scheduler that runs it */
+  fpar__launch_pool *pool;   /* where the record returns */
   uint64_t seq;              /* submission order, set by the scheduler */
   fpar__launch *next;        /* scheduler FIFO */
 
@@ -93,23 +104,33 @@ struct fpar_event {
                         or the fault's negative code */
   atomic_int failed; /* a group faulted; later groups are skipped */
   int fault_code;    /* set by the failed-flag winner */
-  char *error;       /* its message */
   atomic_int refs;
   atomic_size_t groups_done;
   uint64_t submit_ns, start_ns, end_ns;
+  atomic_uint pool_next;       /* the next free record's index + 1, in the
+                                  pool */
+  unsigned pool_index;         /* the record's own index in its pool */
+  char error[FPAR__ERROR_MAX]; /* the fault's message */
   unsigned num_chunks;
   fpar__chunk chunks[];
 };
 
-/* A launch of spec (copied) with one chunk per worker and one reference,
- * or NULL without memory. */
-fpar__launch *fpar__launch_create(const fpar__launch_spec *spec,
-                                  unsigned num_workers);
+/* Start a pool of records with num_chunks chunks each (one per worker).
+ * Returns 0 or FPAR_ENOMEM. */
+int fpar__launch_pool_init(fpar__launch_pool **pool, unsigned num_chunks);
+
+/* Free the pool and every record it made: none may be in use. */
+void fpar__launch_pool_destroy(fpar__launch_pool *pool);
+
+/* A launch of spec (copied) with one reference, or NULL without memory.
+ * Takes no lock while the pool has free records. */
+fpar__launch *fpar__launch_create(fpar__launch_pool *pool,
+                                  const fpar__launch_spec *spec);
 void fpar__launch_ref(fpar__launch *l);
 void fpar__launch_unref(fpar__launch *l);
 
 /* Record the first fault of a launch (later ones are dropped).  message is
- * copied. */
+ * copied (up to FPAR__ERROR_MAX - 1 bytes). */
 void fpar__launch_fail(fpar__launch *l, int code, const char *message);
 
 /* The 3-D id of the launch's group with linear id `linear`. */

@@ -42,6 +42,7 @@ struct fpar__sched {
   unsigned num_workers;
   fpar__worker **workers;
   uv_thread_t *threads;
+  fpar__launch_pool *pool;
 
   uv_mutex_t lock;
   uv_cond_t work_cond; /* idle workers sleep here */
@@ -108,6 +109,11 @@ static void fpar__sched_activate(fpar__sched *s, fpar__launch *l) {
   atomic_store_explicit(&s->active_seq, l->seq, memory_order_release);
   if (s->sleepers)
     uv_cond_broadcast(&s->work_cond);
+}
+
+fpar__launch *fpar__sched_launch_create(fpar__sched *s,
+                                        const fpar__launch_spec *spec) {
+  return fpar__launch_create(s->pool, spec);
 }
 
 void fpar__sched_submit(fpar__sched *s, fpar__launch *l) {
@@ -287,7 +293,8 @@ static void fpar__sched_join(fpar__sched *s, unsigned started) {
 }
 
 /* Free what the workers needed; the record itself (with the lock and the
- * condition that waiters use) goes with the last reference. */
+ * condition that waiters use, and the launch records) goes with the last
+ * reference. */
 static void fpar__sched_free_workers(fpar__sched *s) {
   uv_sem_destroy(&s->started);
   uv_cond_destroy(&s->work_cond);
@@ -308,6 +315,7 @@ void fpar__sched_ref(fpar__sched *s) {
 void fpar__sched_unref(fpar__sched *s) {
   if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
     return;
+  fpar__launch_pool_destroy(s->pool);
   uv_cond_destroy(&s->done_cond);
   uv_mutex_destroy(&s->lock);
   free(s);
@@ -380,11 +388,13 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
   s->workers = calloc(s->num_workers, sizeof *s->workers);
   s->threads = calloc(s->num_workers, sizeof *s->threads);
   if (s->workers == NULL || s->threads == NULL ||
+      fpar__launch_pool_init(&s->pool, s->num_workers) != 0 ||
       uv_mutex_init(&s->lock) != 0 || uv_cond_init(&s->work_cond) != 0 ||
       uv_cond_init(&s->done_cond) != 0 || uv_sem_init(&s->started, 0) != 0) {
     /* Partially initialised sync objects are not destroyed: libuv gives no
      * way to tell which succeeded, and this path only runs out of memory. */
     fpar__topo_destroy(s->topo);
+    fpar__launch_pool_destroy(s->pool);
     free(s->threads);
     free(s->workers);
     free(s);

@@ -58,6 +58,12 @@ const struct fpar__topo *fpar__sched_topo(const fpar__sched *s);
  * after s was created (s has no workers there). */
 int fpar__sched_usable(const fpar__sched *s);
 
+/* A launch of spec for s (see fpar__launch_create()), from s's pool of
+ * records: no lock and no allocation while the pool has free records.
+ * NULL without memory. */
+fpar__launch *fpar__sched_launch_create(fpar__sched *s,
+                                        const fpar__launch_spec *spec);
+
 /* Queue a launch behind the earlier ones; the scheduler takes its own
  * reference and records itself as l->sched. */
 void fpar__sched_submit(fpar__sched *s, fpar__launch *l);
