@@ -19,6 +19,8 @@
 #define FPAR__POOL_FIRST 16u
 #define FPAR__POOL_SLABS 27
 
+const char fpar__launch_done_mark;
+
 struct fpar__launch_pool {
   /* tag << 32 | (index + 1) of the first free record; 0 in the low half:
    * none is free. */
@@ -75,6 +77,7 @@ static int fpar__pool_grow(fpar__launch_pool *p) {
     l->pool_index = base + i;
     l->num_chunks = p->num_chunks;
     atomic_init(&l->refs, 0);
+    atomic_init(&l->seq, 0);
     atomic_init(&l->pool_next, i + 1 < n ? base + i + 2 : 0);
   }
   atomic_store_explicit(&p->slabs[k], slab, memory_order_relaxed);
@@ -147,21 +150,35 @@ fpar__launch *fpar__launch_create(fpar__launch_pool *pool,
   l->spec = *spec;
   l->hooks.complete = NULL;
   l->hooks.queue = NULL;
-  atomic_init(&l->hooks.uv_async, NULL);
+  atomic_store_explicit(&l->hooks.uv_async, NULL, memory_order_relaxed);
   l->sched = NULL;
-  l->next = NULL;
-  atomic_init(&l->status, FPAR__LAUNCH_QUEUED);
-  atomic_init(&l->failed, 0);
+  atomic_store_explicit(&l->next, NULL, memory_order_relaxed);
+  atomic_store_explicit(&l->status, FPAR__LAUNCH_QUEUED, memory_order_relaxed);
+  atomic_store_explicit(&l->failed, 0, memory_order_relaxed);
   l->fault_code = 0;
   l->error[0] = '\0';
-  atomic_init(&l->groups_done, 0);
+  atomic_store_explicit(&l->groups_done, 0, memory_order_relaxed);
   l->submit_ns = l->start_ns = l->end_ns = 0;
-  atomic_store_explicit(&l->refs, 1, memory_order_relaxed);
+  atomic_store_explicit(&l->seq, 0, memory_order_relaxed);
+  /* Last: a worker whose fpar__launch_try_ref() sees the reference sees
+   * the record reset (seq 0) too. */
+  atomic_store_explicit(&l->refs, 1, memory_order_release);
   return l;
 }
 
 void fpar__launch_ref(fpar__launch *l) {
   atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
+}
+
+int fpar__launch_try_ref(fpar__launch *l) {
+  int r = atomic_load_explicit(&l->refs, memory_order_relaxed);
+
+  do {
+    if (r == 0)
+      return 0;
+  } while (!atomic_compare_exchange_weak_explicit(
+      &l->refs, &r, r + 1, memory_order_acquire, memory_order_relaxed));
+  return 1;
 }
 
 void fpar__launch_unref(fpar__launch *l) {

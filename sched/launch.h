@@ -4,10 +4,15 @@
  *
  * An event is the launch it completes, so struct fpar_event is defined
  * here.  A launch is reference counted: one reference for the scheduler
- * from submission to completion, one for the user's event handle, and one
- * for each worker while it takes work-groups from it.  Records are never
- * freed while their pool lives: a released record goes back to its pool
- * and serves a later launch.
+ * from submission to completion, one while it is the last of the
+ * scheduler's list, one for the user's event handle, and one for each
+ * worker while it takes work-groups from it.
+ *
+ * Records are never freed while their pool lives: a released record goes
+ * back to its pool and serves a later launch.  That makes them
+ * type-stable, so that a worker may take a reference on the launch it
+ * sees published without a lock (fpar__launch_try_ref()), then check by
+ * its sequence number that the record still is that launch.
  */
 #ifndef FPAR_SCHED_LAUNCH_H
 #define FPAR_SCHED_LAUNCH_H
@@ -89,6 +94,11 @@ typedef struct fpar__launch_hooks {
   _Atomic(void *) uv_async; /* uv_async_t to signal on completion */
 } fpar__launch_hooks;
 
+/* Marks fpar_event::next of a launch that completed before a successor
+ * was linked to it. */
+#define FPAR__LAUNCH_DONE ((fpar__launch *)&fpar__launch_done_mark)
+extern const char fpar__launch_done_mark;
+
 typedef struct fpar__launch_pool fpar__launch_pool;
 
 struct fpar_event {
@@ -96,8 +106,12 @@ struct fpar_event {
   fpar__launch_hooks hooks;
   struct fpar__sched *sched; /* the scheduler that runs it */
   fpar__launch_pool *pool;   /* where the record returns */
-  uint64_t seq;              /* submission order, set by the scheduler */
-  fpar__launch *next;        /* scheduler FIFO */
+  /* Activation order (from 1), set when the launch starts; 0 while it
+   * waits.  Workers read it to tell the record's launches apart. */
+  atomic_uint_fast64_t seq;
+  /* The scheduler's list: the next launch, FPAR__LAUNCH_DONE once this
+   * one completed with none linked yet. */
+  _Atomic(fpar__launch *) next;
 
   /* Execution state. */
   atomic_int status; /* FPAR__LAUNCH_QUEUED, _RUNNING, then the result: 0
@@ -107,9 +121,8 @@ struct fpar_event {
   atomic_int refs;
   atomic_size_t groups_done;
   uint64_t submit_ns, start_ns, end_ns;
-  atomic_uint pool_next;       /* the next free record's index + 1, in the
-                                  pool */
-  unsigned pool_index;         /* the record's own index in its pool */
+  atomic_uint pool_next; /* the next free record's index + 1, in the pool */
+  unsigned pool_index;   /* the record's own index in its pool */
   char error[FPAR__ERROR_MAX]; /* the fault's message */
   unsigned num_chunks;
   fpar__chunk chunks[];
@@ -128,6 +141,11 @@ fpar__launch *fpar__launch_create(fpar__launch_pool *pool,
                                   const fpar__launch_spec *spec);
 void fpar__launch_ref(fpar__launch *l);
 void fpar__launch_unref(fpar__launch *l);
+
+/* Take a reference on a record that may have gone back to its pool since
+ * it was seen: returns 0 (and takes none) when it has.  A record taken
+ * this way may since serve another launch: check its seq. */
+int fpar__launch_try_ref(fpar__launch *l);
 
 /* Record the first fault of a launch (later ones are dropped).  message is
  * copied (up to FPAR__ERROR_MAX - 1 bytes). */

@@ -1,18 +1,32 @@
 /* SPDX-License-Identifier: MIT */
-/* sched.c - the scheduler: pinned worker threads, the launch FIFO, idle
- * spinning and sleeping, completion, waiting.
+/* sched.c - the scheduler: pinned worker threads, the launch list,
+ * activation and completion, idle spinning and sleeping, waiting.
  *
- * Launches run one at a time, in submission order.  The head of the FIFO is
- * the active launch; its groups are split into one contiguous chunk per
- * worker (the same split for every launch of the same shape, so a worker
- * keeps touching the same data), and a worker whose chunk is empty steals
- * groups from the others' chunks.  Each worker counts the groups it
- * finished and adds them to the launch once, when it leaves; the worker
- * whose addition completes the count completes the launch and activates the
- * next one.
+ * Launches run one at a time, in submission order.  Submitting takes no
+ * lock: the submitter swaps its launch in as the list's tail, then links
+ * the previous tail to it with one compare-and-swap on that launch's next
+ * link.  The launch that completes swaps FPAR__LAUNCH_DONE into its own
+ * next link: whichever of the two swaps comes second sees the other's
+ * value, and its thread starts the new launch — the completing thread,
+ * with no round trip through the host, when launches are queued back to
+ * back; the submitter when the list had run dry.
+ *
+ * Starting (activating) a launch splits its groups into one contiguous
+ * chunk per worker (the same split for every launch of the same shape, so
+ * a worker keeps touching the same data), then publishes the launch and
+ * its sequence number.  An idle worker watches the number; when it changes
+ * it takes a reference on the published launch without a lock (records
+ * are type-stable, see launch.h) and checks that the record still is that
+ * launch.  Each worker counts the groups it finished and adds them to the
+ * launch once, when it leaves; the thread whose addition completes the
+ * count completes the launch.
+ *
+ * The lock and condition variables serve only sleep: an idle worker after
+ * its spin budget, a waiting host thread after its.  The threads that
+ * publish a launch or a result read counters of sleepers, and take the
+ * lock only when one sleeps.
  */
-#include <pthread.h>
-#include <sched.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,15 +58,17 @@ struct fpar__sched {
   uv_thread_t *threads;
   fpar__launch_pool *pool;
 
+  /* Written by every submission. */
+  alignas(64) _Atomic(fpar__launch *) tail;
+  /* Written by every activation, watched by idle workers. */
+  alignas(64) atomic_uint_fast64_t active_seq;
+  _Atomic(fpar__launch *) active;
+  /* Threads asleep on the condition variables. */
+  alignas(64) atomic_uint sleepers, waiters;
+  atomic_int shutdown;
   uv_mutex_t lock;
   uv_cond_t work_cond; /* idle workers sleep here */
   uv_cond_t done_cond; /* waiting host threads sleep here */
-  fpar__launch *head;  /* the active launch */
-  fpar__launch *tail;
-  uint64_t next_seq;
-  atomic_uint_fast64_t active_seq; /* seq of the head, or of the last one */
-  unsigned sleepers, waiters;      /* guarded by lock */
-  atomic_int shutdown;
 
   uv_sem_t started; /* each worker posts once its memory is ready */
   atomic_int start_error;
@@ -78,25 +94,15 @@ static uint64_t fpar__sched_spin_ns(const fpar__sched *s) {
   return (uint64_t)s->cfg.spin_us * 1000u;
 }
 
-/* The lock guards a few pointer updates at a time, but at the start and
- * end of every launch all workers and the submitting thread want it at
- * once: spin on trylock briefly instead of sleeping in the kernel at the
- * first contention. */
-static void fpar__sched_lock(fpar__sched *s) {
-  unsigned i;
+/* ---- Launch list ------------------------------------------------------ */
 
-  for (i = 0; i < 256; i++) {
-    if (uv_mutex_trylock(&s->lock) == 0)
-      return;
-    fpar__cpu_relax();
-  }
-  uv_mutex_lock(&s->lock);
-}
-
-/* ---- Launch FIFO ------------------------------------------------------ */
-
-/* Make l the active launch.  Called with the lock held. */
-static void fpar__sched_activate(fpar__sched *s, fpar__launch *l) {
+/* Make l the active launch, started at now_ns (the submission or the end
+ * of the launch before, which the caller has just read: the clock is read
+ * once).  Activations are ordered: each follows the completion of the
+ * launch before. */
+static void fpar__sched_activate(fpar__sched *s, fpar__launch *l,
+                                 uint64_t now_ns) {
+  uint64_t seq = atomic_load_explicit(&s->active_seq, memory_order_relaxed) + 1;
   unsigned n = l->num_chunks, k;
 
   for (k = 0; k < n; k++) {
@@ -104,11 +110,18 @@ static void fpar__sched_activate(fpar__sched *s, fpar__launch *l) {
                           memory_order_relaxed);
     l->chunks[k].end = l->spec.num_groups * (k + 1) / n;
   }
-  l->start_ns = fpar__now_ns();
+  l->start_ns = now_ns;
   atomic_store_explicit(&l->status, FPAR__LAUNCH_RUNNING, memory_order_relaxed);
-  atomic_store_explicit(&s->active_seq, l->seq, memory_order_release);
-  if (s->sleepers)
+  atomic_store_explicit(&l->seq, seq, memory_order_release);
+  atomic_store_explicit(&s->active, l, memory_order_relaxed);
+  /* Sequentially consistent, against a worker that counts itself among
+   * the sleepers and then checks active_seq. */
+  atomic_store(&s->active_seq, seq);
+  if (atomic_load(&s->sleepers) != 0) {
+    uv_mutex_lock(&s->lock);
     uv_cond_broadcast(&s->work_cond);
+    uv_mutex_unlock(&s->lock);
+  }
 }
 
 fpar__launch *fpar__sched_launch_create(fpar__sched *s,
@@ -117,46 +130,105 @@ fpar__launch *fpar__sched_launch_create(fpar__sched *s,
 }
 
 void fpar__sched_submit(fpar__sched *s, fpar__launch *l) {
-  fpar__launch_ref(l);
+  fpar__launch *prev, *expected = NULL;
+
   l->sched = s;
   l->submit_ns = fpar__now_ns();
-  fpar__sched_lock(s);
-  l->seq = ++s->next_seq;
-  l->next = NULL;
-  if (s->tail != NULL) {
-    s->tail->next = l;
-    s->tail = l;
-  } else {
-    s->head = s->tail = l;
-    fpar__sched_activate(s, l);
-  }
-  uv_mutex_unlock(&s->lock);
+  /* The scheduler's reference until completion, and the list's while l
+   * is its tail. */
+  fpar__launch_ref(l);
+  fpar__launch_ref(l);
+  prev = atomic_exchange_explicit(&s->tail, l, memory_order_acq_rel);
+  if (!atomic_compare_exchange_strong_explicit(&prev->next, &expected, l,
+                                               memory_order_acq_rel,
+                                               memory_order_acquire))
+    fpar__sched_activate(s, l, l->submit_ns); /* prev has completed */
+  fpar__launch_unref(prev);
 }
 
-/* The last group of l has finished: publish the result, wake the waiters,
- * start the next launch. */
+/* The last group of l has finished: publish the result, start the next
+ * launch, wake the waiters. */
 static void fpar__sched_complete(fpar__sched *s, fpar__launch *l) {
   int failed = atomic_load_explicit(&l->failed, memory_order_acquire);
+  fpar__launch *next = NULL;
 
   l->end_ns = fpar__now_ns();
   atomic_store_explicit(&l->status, failed ? l->fault_code : 0,
                         memory_order_release);
   if (l->hooks.complete != NULL)
     l->hooks.complete(l);
-  fpar__sched_lock(s);
-  s->head = l->next;
-  if (s->head == NULL)
-    s->tail = NULL;
-  else
-    fpar__sched_activate(s, s->head);
-  if (s->waiters)
+  if (!atomic_compare_exchange_strong_explicit(
+          &l->next, &next, FPAR__LAUNCH_DONE, memory_order_acq_rel,
+          memory_order_acquire))
+    fpar__sched_activate(s, next, l->end_ns);
+  /* Against a waiter that counts itself and then checks its condition. */
+  atomic_thread_fence(memory_order_seq_cst);
+  if (atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0) {
+    uv_mutex_lock(&s->lock);
     uv_cond_broadcast(&s->done_cond);
-  uv_mutex_unlock(&s->lock);
+    uv_mutex_unlock(&s->lock);
+  }
+  fpar__launch_unref(l);
+}
+
+/* The active launch, with a reference, when it is not the one numbered
+ * *seen (which becomes its number); else NULL. */
+static fpar__launch *fpar__sched_enter(fpar__sched *s, uint64_t *seen) {
+  for (;;) {
+    uint64_t seq = atomic_load_explicit(&s->active_seq, memory_order_acquire);
+    fpar__launch *l;
+    if (seq == *seen)
+      return NULL;
+    l = atomic_load_explicit(&s->active, memory_order_acquire);
+    if (fpar__launch_try_ref(l)) {
+      if (atomic_load_explicit(&l->seq, memory_order_acquire) == seq) {
+        *seen = seq;
+        return l;
+      }
+      fpar__launch_unref(l);
+    }
+    /* The record serves another launch already: launch seq has
+     * completed, unless a later one has started meanwhile. */
+    if (atomic_load_explicit(&s->active_seq, memory_order_acquire) == seq) {
+      *seen = seq;
+      return NULL;
+    }
+  }
+}
+
+/* Add the groups w finished to l and drop w's reference; the last
+ * addition completes l. */
+static void fpar__sched_leave(fpar__worker *w, fpar__launch *l) {
+  size_t n = w->groups_done;
+
+  w->groups_done = 0;
+  if (n != 0 &&
+      atomic_fetch_add_explicit(&l->groups_done, n, memory_order_acq_rel) + n ==
+          l->spec.num_groups) {
+    if (w->trace != NULL)
+      fpar__trace_launch(w, l);
+    fpar__sched_complete(w->sched, l);
+  }
   fpar__launch_unref(l);
 }
 
 int fpar__sched_usable(const fpar__sched *s) {
   return s->fork_generation == fpar__fork_generation() ? 0 : FPAR_EFORK;
+}
+
+/* ---- Waiting ---------------------------------------------------------- */
+
+/* Sleep until done(arg). */
+static void fpar__sched_sleep_until(fpar__sched *s,
+                                    int (*done)(const void *arg),
+                                    const void *arg) {
+  uv_mutex_lock(&s->lock);
+  atomic_fetch_add(&s->waiters, 1);
+  atomic_thread_fence(memory_order_seq_cst);
+  while (!done(arg))
+    uv_cond_wait(&s->done_cond, &s->lock);
+  atomic_fetch_sub(&s->waiters, 1);
+  uv_mutex_unlock(&s->lock);
 }
 
 int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
@@ -175,69 +247,44 @@ int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
   while (!done(arg))
     if (!fpar__spin_step(&spin, fpar__sched_spin_ns(s), FPAR__WAIT_YIELD_NS))
       break;
-  if (done(arg))
-    return 0;
-  uv_mutex_lock(&s->lock);
-  s->waiters++;
-  while (!done(arg))
-    uv_cond_wait(&s->done_cond, &s->lock);
-  s->waiters--;
-  uv_mutex_unlock(&s->lock);
+  if (!done(arg))
+    fpar__sched_sleep_until(s, done, arg);
   return 0;
 }
 
 /* ---- Worker loop ------------------------------------------------------ */
+
+/* Sleep until a launch newer than the worker's last one starts, or
+ * shutdown. */
+static void fpar__worker_sleep(fpar__worker *w) {
+  fpar__sched *s = w->sched;
+
+  uv_mutex_lock(&s->lock);
+  atomic_fetch_add(&s->sleepers, 1);
+  while (!atomic_load(&s->shutdown) &&
+         atomic_load(&s->active_seq) == w->last_seq)
+    uv_cond_wait(&s->work_cond, &s->lock);
+  atomic_fetch_sub(&s->sleepers, 1);
+  uv_mutex_unlock(&s->lock);
+}
 
 /* Wait for a launch the worker has not entered yet and take a reference on
  * it; NULL at shutdown.  Spins for spin_us, then sleeps. */
 static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
   fpar__sched *s = w->sched;
   fpar__spin spin = FPAR__SPIN_INIT;
+  fpar__launch *l;
 
   for (;;) {
-    if (atomic_load_explicit(&s->active_seq, memory_order_acquire) !=
-        w->last_seq) {
-      fpar__launch *l;
-      fpar__sched_lock(s);
-      l = s->head;
-      if (l != NULL && l->seq != w->last_seq) {
-        fpar__launch_ref(l);
-        w->last_seq = l->seq;
-        uv_mutex_unlock(&s->lock);
-        return l;
-      }
-      /* The launch finished before this worker looked. */
-      w->last_seq = atomic_load_explicit(&s->active_seq, memory_order_relaxed);
-      uv_mutex_unlock(&s->lock);
-    }
-    if (s->shutdown)
+    if ((l = fpar__sched_enter(s, &w->last_seq)) != NULL)
+      return l;
+    if (atomic_load_explicit(&s->shutdown, memory_order_relaxed))
       return NULL;
     if (!fpar__spin_step(&spin, fpar__sched_spin_ns(s), FPAR__IDLE_YIELD_NS)) {
-      uv_mutex_lock(&s->lock);
-      s->sleepers++;
-      while (!s->shutdown &&
-             atomic_load_explicit(&s->active_seq, memory_order_relaxed) ==
-                 w->last_seq)
-        uv_cond_wait(&s->work_cond, &s->lock);
-      s->sleepers--;
-      uv_mutex_unlock(&s->lock);
+      fpar__worker_sleep(w);
       spin = (fpar__spin)FPAR__SPIN_INIT;
     }
   }
-}
-
-static void fpar__worker_leave(fpar__worker *w, fpar__launch *l) {
-  size_t n = w->groups_done;
-
-  w->groups_done = 0;
-  if (n != 0 &&
-      atomic_fetch_add_explicit(&l->groups_done, n, memory_order_acq_rel) + n ==
-          l->spec.num_groups) {
-    if (w->trace != NULL)
-      fpar__trace_launch(w, l);
-    fpar__sched_complete(w->sched, l);
-  }
-  fpar__launch_unref(l);
 }
 
 /* The k-th scheduler a process creates (from 0): its workers' names. */
@@ -272,7 +319,7 @@ static void fpar__worker_main(void *arg) {
 
   while ((l = fpar__worker_next_launch(w)) != NULL) {
     fpar__worker_run_launch(w, l);
-    fpar__worker_leave(w, l);
+    fpar__sched_leave(w, l);
   }
   fpar__self = NULL;
   s->workers[i] = NULL;
@@ -354,12 +401,60 @@ static int fpar__sched_start_workers(fpar__sched *s) {
   return 0;
 }
 
+/* The list's first tail: a launch that has completed. */
+static int fpar__sched_list_init(fpar__sched *s) {
+  fpar__launch_spec none;
+  fpar__launch *stub;
+
+  memset(&none, 0, sizeof none);
+  if (fpar__launch_pool_init(&s->pool, s->num_workers) != 0 ||
+      (stub = fpar__launch_create(s->pool, &none)) == NULL)
+    return FPAR_ENOMEM;
+  atomic_store(&stub->status, 0);
+  atomic_store(&stub->next, FPAR__LAUNCH_DONE);
+  atomic_init(&s->tail, stub);
+  atomic_init(&s->active, NULL);
+  atomic_init(&s->active_seq, 0);
+  return 0;
+}
+
+/* Where the workers go and what they are made with; the memory the
+ * record needs besides.  Returns 0 or FPAR_ENOMEM. */
+static int fpar__sched_setup(fpar__sched *s, const fpar__sched_config *cfg) {
+  s->num_workers = fpar__topo_num_workers(s->topo);
+  s->setup.sched = s;
+  s->setup.cfg = &s->cfg;
+  s->setup.topo = s->topo;
+  s->setup.stack_marks =
+      !cfg->stack_guard_prot && fpar__guard_marks_available();
+  s->setup.stack_limit =
+      cfg->max_stacks != 0
+          ? cfg->max_stacks
+          : fpar__stack_budget(s->num_workers, cfg->max_group_size + 1,
+                               s->setup.stack_marks);
+  s->workers = calloc(s->num_workers, sizeof *s->workers);
+  s->threads = calloc(s->num_workers, sizeof *s->threads);
+  if (s->workers == NULL || s->threads == NULL || fpar__sched_list_init(s) != 0)
+    return FPAR_ENOMEM;
+  return 0;
+}
+
+/* Undo what fpar__sched_setup() and fpar__topo_create() made. */
+static void fpar__sched_unsetup(fpar__sched *s) {
+  fpar__topo_destroy(s->topo);
+  free(s->threads);
+  free(s->workers);
+  fpar__launch_pool_destroy(s->pool);
+  free(s);
+}
+
 int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
-  fpar__sched *s = calloc(1, sizeof *s);
+  fpar__sched *s = aligned_alloc(64, (sizeof *s + 63) / 64 * 64);
   int err;
 
   if (s == NULL)
     return fpar__set_error(FPAR_ENOMEM, "no memory for the scheduler");
+  memset(s, 0, sizeof *s);
   s->cfg = *cfg;
   if ((err = fpar__fault_install()) != 0) {
     free(s);
@@ -374,33 +469,17 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
     return err; /* fpar__topo_create said why */
   }
   fpar__spin_calibrate();
-  s->num_workers = fpar__topo_num_workers(s->topo);
-  s->setup.sched = s;
-  s->setup.cfg = &s->cfg;
-  s->setup.topo = s->topo;
-  s->setup.stack_marks =
-      !cfg->stack_guard_prot && fpar__guard_marks_available();
-  s->setup.stack_limit =
-      cfg->max_stacks != 0
-          ? cfg->max_stacks
-          : fpar__stack_budget(s->num_workers, cfg->max_group_size + 1,
-                               s->setup.stack_marks);
-  s->workers = calloc(s->num_workers, sizeof *s->workers);
-  s->threads = calloc(s->num_workers, sizeof *s->threads);
-  if (s->workers == NULL || s->threads == NULL ||
-      fpar__launch_pool_init(&s->pool, s->num_workers) != 0 ||
-      uv_mutex_init(&s->lock) != 0 || uv_cond_init(&s->work_cond) != 0 ||
-      uv_cond_init(&s->done_cond) != 0 || uv_sem_init(&s->started, 0) != 0) {
+  if (fpar__sched_setup(s, cfg) != 0 || uv_mutex_init(&s->lock) != 0 ||
+      uv_cond_init(&s->work_cond) != 0 || uv_cond_init(&s->done_cond) != 0 ||
+      uv_sem_init(&s->started, 0) != 0) {
     /* Partially initialised sync objects are not destroyed: libuv gives no
      * way to tell which succeeded, and this path only runs out of memory. */
-    fpar__topo_destroy(s->topo);
-    fpar__launch_pool_destroy(s->pool);
-    free(s->threads);
-    free(s->workers);
-    free(s);
+    fpar__sched_unsetup(s);
     return fpar__set_error(FPAR_ENOMEM, "no memory for the scheduler");
   }
-  atomic_init(&s->active_seq, 0);
+  atomic_init(&s->sleepers, 0);
+  atomic_init(&s->waiters, 0);
+  atomic_init(&s->shutdown, 0);
   atomic_init(&s->start_error, 0);
   atomic_init(&s->refs, 1);
   s->fork_generation = fpar__fork_generation();
@@ -410,6 +489,7 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
                        s->num_workers);
   if ((err = fpar__sched_start_workers(s)) != 0) {
     fpar__sched_free_workers(s);
+    fpar__launch_unref(atomic_load(&s->tail));
     fpar__sched_unref(s);
     return err;
   }
@@ -420,6 +500,8 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
 void fpar__sched_destroy(fpar__sched *s) {
   fpar__sched_join(s, s->num_workers);
   fpar__sched_free_workers(s);
+  /* The list's reference on its last launch. */
+  fpar__launch_unref(atomic_load(&s->tail));
   fpar__sched_unref(s);
 }
 

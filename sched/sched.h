@@ -65,7 +65,8 @@ fpar__launch *fpar__sched_launch_create(fpar__sched *s,
                                         const fpar__launch_spec *spec);
 
 /* Queue a launch behind the earlier ones; the scheduler takes its own
- * reference and records itself as l->sched. */
+ * references and records itself as l->sched.  Takes no lock; starts l at
+ * once when the list was empty. */
 void fpar__sched_submit(fpar__sched *s, fpar__launch *l);
 
 /* Block until done(arg) is true; done must become true in a launch's

@@ -16,7 +16,8 @@
 static atomic_uint fpar__spin_pauses;
 static pthread_once_t fpar__spin_once = PTHREAD_ONCE_INIT;
 
-void fpar__cpu_relax(void) {
+/* One PAUSE (x86) or YIELD (AArch64) instruction. */
+static void fpar__cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #elif defined(__aarch64__)

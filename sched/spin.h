@@ -36,7 +36,4 @@ void fpar__spin_calibrate(void);
  * yields the core. */
 int fpar__spin_step(fpar__spin *sp, uint64_t budget_ns, uint64_t yield_ns);
 
-/* One PAUSE (x86) or YIELD (AArch64) instruction. */
-void fpar__cpu_relax(void);
-
 #endif
