@@ -55,13 +55,18 @@
  * different objects never need the caller's locking.  On the same object:
  *  - fpar_launch() and the other submissions may be called concurrently
  *    from several threads on the same queue or on several queues of one
- *    runtime: submission takes the runtime's lock, and all queues of a
- *    runtime feed one first-in first-out list, so launches run one after
- *    another in the order their submissions took the lock, whatever their
- *    queue;
+ *    runtime: submission takes no lock, and all queues of a runtime feed
+ *    one first-in first-out list, so launches run one after another in the
+ *    order their submissions reached the list, whatever their queue;
  *  - fpar_queue_wait() and fpar_event_wait() may wait concurrently from
  *    several threads; a launch's fault is returned by the fpar_queue_wait()
  *    that first sees it, and by every fpar_event_wait() on its event;
+ *  - a thread that waits (fpar_event_wait(), fpar_queue_wait(),
+ *    fpar_queue_destroy()) runs work-groups of the launch being executed
+ *    meanwhile, as OpenMP's master thread works in its team, unless it is
+ *    itself running a kernel: kernels may run on any thread that waits,
+ *    with the floating-point control state of the workers (see
+ *    docs/launch-path.md);
  *  - fpar_event_status(), fpar_event_result(), fpar_event_error() and
  *    fpar_event_profile() only read, from any thread;
  *  - destroying or releasing an object (fpar_queue_destroy(),

@@ -6,7 +6,7 @@
  * here.  A launch is reference counted: one reference for the scheduler
  * from submission to completion, one while it is the last of the
  * scheduler's list, one for the user's event handle, and one for each
- * worker while it takes work-groups from it.
+ * worker or helping host thread while it takes work-groups from it.
  *
  * Records are never freed while their pool lives: a released record goes
  * back to its pool and serves a later launch.  That makes them

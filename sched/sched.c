@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* sched.c - the scheduler: pinned worker threads, the launch list,
- * activation and completion, idle spinning and sleeping, waiting.
+ * activation and completion, idle spinning and sleeping, waiting and
+ * helping.
  *
  * Launches run one at a time, in submission order.  Submitting takes no
  * lock: the submitter swaps its launch in as the list's tail, then links
@@ -21,20 +22,29 @@
  * launch once, when it leaves; the thread whose addition completes the
  * count completes the launch.
  *
+ * A host thread that waits helps (help.h): it runs groups of the active
+ * launch as the workers do, starting with the chunk of the worker whose
+ * core it occupies.
+ *
  * The lock and condition variables serve only sleep: an idle worker after
  * its spin budget, a waiting host thread after its.  The threads that
  * publish a launch or a result read counters of sleepers, and take the
  * lock only when one sleeps.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "sched/context.h"
 #include "sched/error.h"
 #include "sched/fault.h"
 #include "sched/fork.h"
 #include "sched/guard.h"
+#include "sched/help.h"
 #include "sched/sched.h"
 #include "sched/spin.h"
 #include "sched/stack.h"
@@ -57,6 +67,11 @@ struct fpar__sched {
   fpar__worker **workers;
   uv_thread_t *threads;
   fpar__launch_pool *pool;
+  fpar__helpers *helpers;
+  /* The worker bound to each CPU, or -1; where workers share a CPU, the
+   * last to start. */
+  atomic_int *cpu_worker;
+  unsigned num_cpus;
 
   /* Written by every submission. */
   alignas(64) _Atomic(fpar__launch *) tail;
@@ -216,7 +231,55 @@ int fpar__sched_usable(const fpar__sched *s) {
   return s->fork_generation == fpar__fork_generation() ? 0 : FPAR_EFORK;
 }
 
-/* ---- Waiting ---------------------------------------------------------- */
+/* ---- Waiting and helping ---------------------------------------------- */
+
+/* The worker whose place the calling host thread may take: the one bound
+ * to the CPU it runs on, which cannot run while the host does (-1 on a CPU
+ * of no worker: a host there stays out, so that a runtime of n workers
+ * never runs kernels on more than its n cores); any worker when workers
+ * are not bound to CPUs of their own. */
+static int fpar__sched_stand_in(const fpar__sched *s) {
+  int cpu;
+
+  if (s->cpu_worker == NULL)
+    return 0;
+  cpu = sched_getcpu();
+  return cpu >= 0 && (unsigned)cpu < s->num_cpus
+             ? atomic_load_explicit(&s->cpu_worker[cpu], memory_order_relaxed)
+             : -1;
+}
+
+/* Run groups of the active launch on the calling host thread, if it has
+ * groups no one has taken and the thread runs on a worker's CPU, taking a
+ * helper into *helper first, until done(arg).  Returns 1 when it ran
+ * any; 0 otherwise, with *can_help cleared when no helper is to be had. */
+static int fpar__sched_help(fpar__sched *s, fpar__worker **helper,
+                            uint64_t *seen, int *can_help,
+                            int (*done)(const void *arg), const void *arg) {
+  fpar__launch *l = fpar__sched_enter(s, seen);
+  fpar__worker *h = *helper;
+  int home;
+
+  if (l == NULL)
+    return 0;
+  if (!fpar__launch_unclaimed(l) || (home = fpar__sched_stand_in(s)) < 0) {
+    fpar__launch_unref(l);
+    return 0;
+  }
+  if (h == NULL && (h = *helper = fpar__helpers_acquire(s->helpers)) == NULL) {
+    *can_help = 0;
+    fpar__launch_unref(l);
+    return 0;
+  }
+  h->home = (unsigned)home;
+  h->until = done;
+  h->until_arg = arg;
+  fpar__self = h;
+  fpar__worker_run_launch(h, l);
+  fpar__self = NULL;
+  fpar__sched_leave(h, l);
+  return 1;
+}
 
 /* Sleep until done(arg). */
 static void fpar__sched_sleep_until(fpar__sched *s,
@@ -234,7 +297,9 @@ static void fpar__sched_sleep_until(fpar__sched *s,
 int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
                      const void *arg) {
   fpar__spin spin = FPAR__SPIN_INIT;
-  int err;
+  fpar__worker *helper = NULL;
+  uint64_t seen = 0;
+  int can_help, err;
 
   if (done(arg))
     return 0;
@@ -244,9 +309,19 @@ int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
    * queued behind its own, which cannot start before it returns. */
   if (fpar__self != NULL && fpar__self->sched == s)
     return FPAR_EDEADLOCK;
-  while (!done(arg))
+  /* A kernel that waits for another runtime only waits: its thread is
+   * inside a group already. */
+  can_help = fpar__self == NULL;
+  while (!done(arg)) {
+    if (can_help && fpar__sched_help(s, &helper, &seen, &can_help, done, arg)) {
+      spin = (fpar__spin)FPAR__SPIN_INIT;
+      continue;
+    }
     if (!fpar__spin_step(&spin, fpar__sched_spin_ns(s), FPAR__WAIT_YIELD_NS))
       break;
+  }
+  if (helper != NULL)
+    fpar__helpers_release(s->helpers, helper);
   if (!done(arg))
     fpar__sched_sleep_until(s, done, arg);
   return 0;
@@ -287,6 +362,20 @@ static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
   }
 }
 
+/* Note the CPUs worker i is bound to, for helpers
+ * (fpar__sched_stand_in()). */
+static void fpar__sched_map_cpus(fpar__sched *s, unsigned i) {
+  cpu_set_t set;
+  unsigned c;
+
+  if (s->cpu_worker == NULL ||
+      pthread_getaffinity_np(pthread_self(), sizeof set, &set) != 0)
+    return;
+  for (c = 0; c < s->num_cpus && c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, &set))
+      atomic_store_explicit(&s->cpu_worker[c], (int)i, memory_order_relaxed);
+}
+
 /* The k-th scheduler a process creates (from 0): its workers' names. */
 static atomic_uint fpar__sched_serials;
 
@@ -313,6 +402,7 @@ static void fpar__worker_main(void *arg) {
     uv_sem_post(&s->started);
     return;
   }
+  fpar__sched_map_cpus(s, i);
   s->workers[i] = w;
   fpar__self = w;
   uv_sem_post(&s->started);
@@ -340,9 +430,10 @@ static void fpar__sched_join(fpar__sched *s, unsigned started) {
 }
 
 /* Free what the workers needed; the record itself (with the lock and the
- * condition that waiters use, and the launch records) goes with the last
- * reference. */
+ * condition that waiters use, the launch records, the helpers' slots and
+ * the CPU map) goes with the last reference. */
 static void fpar__sched_free_workers(fpar__sched *s) {
+  fpar__helpers_close(s->helpers);
   uv_sem_destroy(&s->started);
   uv_cond_destroy(&s->work_cond);
   fpar__trace_destroy(s->setup.trace);
@@ -362,7 +453,9 @@ void fpar__sched_ref(fpar__sched *s) {
 void fpar__sched_unref(fpar__sched *s) {
   if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
     return;
+  fpar__helpers_free(s->helpers);
   fpar__launch_pool_destroy(s->pool);
+  free(s->cpu_worker);
   uv_cond_destroy(&s->done_cond);
   uv_mutex_destroy(&s->lock);
   free(s);
@@ -421,10 +514,15 @@ static int fpar__sched_list_init(fpar__sched *s) {
 /* Where the workers go and what they are made with; the memory the
  * record needs besides.  Returns 0 or FPAR_ENOMEM. */
 static int fpar__sched_setup(fpar__sched *s, const fpar__sched_config *cfg) {
+  long cpus = sysconf(_SC_NPROCESSORS_CONF);
+  unsigned c;
+
   s->num_workers = fpar__topo_num_workers(s->topo);
   s->setup.sched = s;
   s->setup.cfg = &s->cfg;
   s->setup.topo = s->topo;
+  s->setup.workers = s->num_workers;
+  s->setup.fpu = fpar__ctx_fpu_state();
   s->setup.stack_marks =
       !cfg->stack_guard_prot && fpar__guard_marks_available();
   s->setup.stack_limit =
@@ -434,7 +532,17 @@ static int fpar__sched_setup(fpar__sched *s, const fpar__sched_config *cfg) {
                                s->setup.stack_marks);
   s->workers = calloc(s->num_workers, sizeof *s->workers);
   s->threads = calloc(s->num_workers, sizeof *s->threads);
-  if (s->workers == NULL || s->threads == NULL || fpar__sched_list_init(s) != 0)
+  if (cfg->pin != FPAR_PIN_NONE && cfg->pin != FPAR_PIN_NUMA && cpus > 0) {
+    /* Workers bound to CPUs of their own: helpers stand in for them. */
+    s->num_cpus = (unsigned)cpus;
+    if ((s->cpu_worker = malloc(s->num_cpus * sizeof *s->cpu_worker)) == NULL)
+      return FPAR_ENOMEM;
+    for (c = 0; c < s->num_cpus; c++)
+      atomic_init(&s->cpu_worker[c], -1);
+  }
+  if (s->workers == NULL || s->threads == NULL ||
+      fpar__helpers_create(&s->helpers, &s->setup) != 0 ||
+      fpar__sched_list_init(s) != 0)
     return FPAR_ENOMEM;
   return 0;
 }
@@ -442,8 +550,10 @@ static int fpar__sched_setup(fpar__sched *s, const fpar__sched_config *cfg) {
 /* Undo what fpar__sched_setup() and fpar__topo_create() made. */
 static void fpar__sched_unsetup(fpar__sched *s) {
   fpar__topo_destroy(s->topo);
+  free(s->cpu_worker);
   free(s->threads);
   free(s->workers);
+  fpar__helpers_free(s->helpers);
   fpar__launch_pool_destroy(s->pool);
   free(s);
 }
@@ -486,7 +596,7 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
   s->serial = atomic_fetch_add(&fpar__sched_serials, 1);
   if (cfg->trace_path != NULL)
     fpar__trace_create(&s->setup.trace, cfg->trace_path, s->serial,
-                       s->num_workers);
+                       s->num_workers, FPAR__HELPERS);
   if ((err = fpar__sched_start_workers(s)) != 0) {
     fpar__sched_free_workers(s);
     fpar__launch_unref(atomic_load(&s->tail));

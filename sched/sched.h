@@ -70,10 +70,12 @@ fpar__launch *fpar__sched_launch_create(fpar__sched *s,
 void fpar__sched_submit(fpar__sched *s, fpar__launch *l);
 
 /* Block until done(arg) is true; done must become true in a launch's
- * on_complete or status change.  Spins for spin_us first.  Returns 0 once
- * done, or at once FPAR_EFORK (see fpar__sched_usable) or FPAR_EDEADLOCK
- * when the caller is a kernel running on one of s's workers and done is
- * still false. */
+ * on_complete or status change.  Meanwhile a calling thread that runs no
+ * kernel runs groups of the active launch itself (help.h), which is the
+ * one it waits for or one queued before it; then it spins for spin_us,
+ * then sleeps.  Returns 0 once done, or at once FPAR_EFORK (see
+ * fpar__sched_usable) or FPAR_EDEADLOCK when the caller is a kernel
+ * running on one of s's workers or helpers and done is still false. */
 int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
                      const void *arg);
 
