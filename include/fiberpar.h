@@ -60,7 +60,8 @@
  *    order their submissions reached the list, whatever their queue;
  *  - fpar_queue_wait() and fpar_event_wait() may wait concurrently from
  *    several threads; a launch's fault is returned by the fpar_queue_wait()
- *    that first sees it, and by every fpar_event_wait() on its event;
+ *    that first sees it (fpar_last_error() then gives its message), and by
+ *    every fpar_event_wait() on its event;
  *  - a thread that waits (fpar_event_wait(), fpar_queue_wait(),
  *    fpar_queue_destroy()) runs work-groups of the launch being executed
  *    meanwhile, as OpenMP's master thread works in its team, unless it is
@@ -549,10 +550,13 @@ FPAR_EXTERN int fpar_queue_create(fpar_runtime *rt, unsigned flags,
                                   fpar_queue **q);
 
 /**
- * \brief Wait for every launch submitted to \p q so far.
+ * \brief Wait for every launch submitted to \p q so far, running
+ *        work-groups of them meanwhile (see "Threads" above).
  * \param q the queue.
  * \return 0, or the error code of the first launch that failed since the
- *         previous fpar_queue_wait() (the queue stays usable);
+ *         previous fpar_queue_wait(), whose message (kernel, work-group,
+ *         work-items, what happened) fpar_last_error() then gives, as
+ *         fpar_event_error() would (the queue stays usable);
  *         FPAR_EDEADLOCK when called by a kernel of the queue's runtime
  *         while the queue has work; FPAR_EFORK in a forked child.
  */

@@ -18,7 +18,9 @@ struct fpar_queue {
   fpar_runtime *rt;
   unsigned flags;
   atomic_size_t outstanding; /* submitted, not yet completed */
-  atomic_int first_error;    /* since the last fpar_queue_wait() */
+  /* The first launch that failed since the last fpar_queue_wait(), with
+   * a reference (for its code and message), or NULL. */
+  _Atomic(fpar__launch *) first_failed;
 };
 
 /* Make a launch of spec and hand it to the queue's runtime.  The launch's
