@@ -42,7 +42,9 @@
  *    runtime are destroyed (it owns what it needs: waiting on it then
  *    returns its final status at once);
  *  - kernel args are the caller's: they must stay valid until the launch
- *    has finished (fpar_event_wait(), fpar_queue_wait());
+ *    has finished (fpar_event_wait(), fpar_queue_wait()), unless the
+ *    launch copies them (by value: fpar_launch_desc::args_size,
+ *    fpar_parallel_for_by_value(), fpar_parallel_for_kernel_by_value());
  *  - launch descriptions, their names and their local-buffer descriptions
  *    are copied by fpar_launch(): they may be freed when it returns.
  * Calls that would wait from inside a kernel for work of the kernel's own
@@ -935,6 +937,10 @@ typedef struct fpar_local_buffer_desc {
   size_t align; /**< power of two up to FPAR_MAX_LOCAL_ALIGN; 0 means 64 */
 } fpar_local_buffer_desc;
 
+/** Most bytes of arguments a launch copies when it is submitted
+ *  (fpar_launch_desc::args_size): 32 pointers or doubles. */
+#define FPAR_MAX_ARGS_SIZE 256
+
 /** Most launch-time local buffers one launch may have. */
 #define FPAR_MAX_LOCAL_BUFFERS 16
 
@@ -1011,6 +1017,15 @@ typedef struct fpar_launch_desc {
    *  FPAR_MAX_SUB_GROUP_SIZE), or the lanes of a lane kernel, which
    *  accepts no other value. */
   unsigned subgroup_size;
+  /** Arguments by value: when not 0, fpar_launch() copies the args_size
+   *  bytes at args (at most FPAR_MAX_ARGS_SIZE) into the launch, and every
+   *  call receives a pointer to that copy, aligned to 64 bytes, so that
+   *  args need not outlive the call to fpar_launch() (OpenCL copies kernel
+   *  arguments at enqueue, SYCL captures by value).  The copy is shared by
+   *  all work-items of the launch: kernels only read it.  0 (and a caller
+   *  whose description is older than this member): args is passed as
+   *  given and must stay valid until the launch has finished. */
+  size_t args_size;
 } fpar_launch_desc;
 
 /**
@@ -1047,7 +1062,8 @@ static inline void fpar_launch_desc_init(fpar_launch_desc *d) {
  * \param q the queue.
  * \param d the description.
  * \param ev receives an event the caller must release, or NULL.
- * \return 0; FPAR_EINVAL, FPAR_EDIM, FPAR_EEMPTY, FPAR_ENONDIV,
+ * \return 0; FPAR_EINVAL (also for args_size above FPAR_MAX_ARGS_SIZE,
+ *         or not 0 with args NULL), FPAR_EDIM, FPAR_EEMPTY, FPAR_ENONDIV,
  *         FPAR_EGROUPSIZE, FPAR_ELOCALMEM, FPAR_ENULLKERNEL or FPAR_ENOMEM
  *         for a launch that cannot run (nothing is submitted).
  */
@@ -1072,6 +1088,29 @@ FPAR_EXTERN int fpar_launch(fpar_queue *q, const fpar_launch_desc *d,
 FPAR_EXTERN int fpar_parallel_for(fpar_queue *q, fpar_range global,
                                   fpar_range local, fpar_kernel_fn kernel,
                                   void *args, fpar_event **ev);
+
+/**
+ * \brief fpar_parallel_for() with its arguments passed by value: the
+ *        launch keeps a copy of the \p args_size bytes at \p args, which
+ *        the caller may reuse or free as soon as the call returns (a loop
+ *        that queues one launch per time step can keep its step's
+ *        arguments in one local variable).
+ * \param q the queue.
+ * \param global the global range.
+ * \param local the work-group range, or FPAR_LOCAL_AUTO.
+ * \param kernel the kernel; it receives a pointer to the launch's copy
+ *        (64-byte aligned, shared by all work-items: read it only).
+ * \param args the arguments to copy.
+ * \param args_size their size in bytes, 1 to FPAR_MAX_ARGS_SIZE.
+ * \param ev receives an event the caller must release, or NULL.
+ * \return as fpar_launch(): FPAR_EINVAL for args_size 0 or above
+ *         FPAR_MAX_ARGS_SIZE, or args NULL.
+ */
+FPAR_EXTERN int fpar_parallel_for_by_value(fpar_queue *q, fpar_range global,
+                                           fpar_range local,
+                                           fpar_kernel_fn kernel,
+                                           const void *args, size_t args_size,
+                                           fpar_event **ev);
 
 #ifdef __cplusplus
 }

@@ -58,8 +58,8 @@ static int fpar__queue_take_failure(fpar_queue *q) {
 }
 
 int fpar__queue_submit(fpar_queue *q, const fpar__launch_spec *spec,
-                       fpar_event **ev) {
-  fpar__launch *l = fpar__sched_launch_create(q->rt->sched, spec);
+                       size_t args_size, fpar_event **ev) {
+  fpar__launch *l = fpar__sched_launch_create(q->rt->sched, spec, args_size);
 
   if (l == NULL)
     return fpar__set_error(FPAR_ENOMEM, "no memory for launch '%s'",

@@ -142,12 +142,17 @@ void fpar__launch_pool_destroy(fpar__launch_pool *p) {
 }
 
 fpar__launch *fpar__launch_create(fpar__launch_pool *pool,
-                                  const fpar__launch_spec *spec) {
+                                  const fpar__launch_spec *spec,
+                                  size_t args_size) {
   fpar__launch *l = fpar__pool_pop(pool);
 
   if (l == NULL)
     return NULL;
   l->spec = *spec;
+  if (args_size != 0) {
+    memcpy(l->arg_copy, spec->args, args_size);
+    l->spec.args = l->arg_copy;
+  }
   l->hooks.complete = NULL;
   l->hooks.queue = NULL;
   atomic_store_explicit(&l->hooks.uv_async, NULL, memory_order_relaxed);

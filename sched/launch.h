@@ -124,6 +124,9 @@ struct fpar_event {
   atomic_uint pool_next; /* the next free record's index + 1, in the pool */
   unsigned pool_index;   /* the record's own index in its pool */
   char error[FPAR__ERROR_MAX]; /* the fault's message */
+  /* The launch's own copy of its arguments (fpar_launch_desc::args_size),
+   * which spec.args then points to. */
+  alignas(64) unsigned char arg_copy[FPAR_MAX_ARGS_SIZE];
   unsigned num_chunks;
   fpar__chunk chunks[];
 };
@@ -135,10 +138,12 @@ int fpar__launch_pool_init(fpar__launch_pool **pool, unsigned num_chunks);
 /* Free the pool and every record it made: none may be in use. */
 void fpar__launch_pool_destroy(fpar__launch_pool *pool);
 
-/* A launch of spec (copied) with one reference, or NULL without memory.
+/* A launch of spec (copied, with args_size bytes of spec->args copied too
+ * when args_size is not 0) with one reference, or NULL without memory.
  * Takes no lock while the pool has free records. */
 fpar__launch *fpar__launch_create(fpar__launch_pool *pool,
-                                  const fpar__launch_spec *spec);
+                                  const fpar__launch_spec *spec,
+                                  size_t args_size);
 void fpar__launch_ref(fpar__launch *l);
 void fpar__launch_unref(fpar__launch *l);
 

@@ -140,8 +140,9 @@ static void fpar__sched_activate(fpar__sched *s, fpar__launch *l,
 }
 
 fpar__launch *fpar__sched_launch_create(fpar__sched *s,
-                                        const fpar__launch_spec *spec) {
-  return fpar__launch_create(s->pool, spec);
+                                        const fpar__launch_spec *spec,
+                                        size_t args_size) {
+  return fpar__launch_create(s->pool, spec, args_size);
 }
 
 void fpar__sched_submit(fpar__sched *s, fpar__launch *l) {
@@ -501,7 +502,7 @@ static int fpar__sched_list_init(fpar__sched *s) {
 
   memset(&none, 0, sizeof none);
   if (fpar__launch_pool_init(&s->pool, s->num_workers) != 0 ||
-      (stub = fpar__launch_create(s->pool, &none)) == NULL)
+      (stub = fpar__launch_create(s->pool, &none, 0)) == NULL)
     return FPAR_ENOMEM;
   atomic_store(&stub->status, 0);
   atomic_store(&stub->next, FPAR__LAUNCH_DONE);

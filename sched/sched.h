@@ -62,7 +62,8 @@ int fpar__sched_usable(const fpar__sched *s);
  * records: no lock and no allocation while the pool has free records.
  * NULL without memory. */
 fpar__launch *fpar__sched_launch_create(fpar__sched *s,
-                                        const fpar__launch_spec *spec);
+                                        const fpar__launch_spec *spec,
+                                        size_t args_size);
 
 /* Queue a launch behind the earlier ones; the scheduler takes its own
  * references and records itself as l->sched.  Takes no lock; starts l at
