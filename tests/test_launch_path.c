@@ -17,6 +17,7 @@
 #include "testutil.h"
 
 #define N 4096
+#define MSG_LEN 512
 
 static uint64_t now_ns(void) {
   struct timespec t;
@@ -319,28 +320,36 @@ START_TEST(test_by_value_pipeline) {
 }
 END_TEST
 
+/* Launch where_kernel as d says, with w as its arguments, and return the
+ * pointer its calls received. */
+static const void *args_seen(fpar_queue *q, fpar_launch_desc *d,
+                             where_args *w) {
+  d->kernel = where_kernel;
+  d->global = fpar_range1(64);
+  d->args = w;
+  atomic_store(w->seen, NULL);
+  ck_assert_fpar_ok(fpar_launch(q, d, NULL));
+  ck_assert_fpar_ok(fpar_queue_wait(q));
+  return atomic_load(w->seen);
+}
+
 /* The copy is the launch's own, 64-byte aligned; with args_size 0 the
  * pointer is passed as given. */
 START_TEST(test_by_value_copy_and_pointer) {
-  _Atomic(const void *) seen = NULL;
+  _Atomic(const void *) seen;
   where_args w = {&seen};
   fpar_launch_desc d;
   fpar_test_env e;
+  const void *p;
 
   fpar_test_env_init(&e, 0);
   fpar_launch_desc_init(&d);
-  d.kernel = where_kernel;
-  d.global = fpar_range1(64);
-  d.args = &w;
   d.args_size = sizeof w;
-  ck_assert_fpar_ok(fpar_launch(e.q, &d, NULL));
-  ck_assert_fpar_ok(fpar_queue_wait(e.q));
-  ck_assert_ptr_ne(atomic_load(&seen), &w);
-  ck_assert_uint_eq((uintptr_t)atomic_load(&seen) % 64, 0);
+  p = args_seen(e.q, &d, &w);
+  ck_assert_ptr_ne(p, &w);
+  ck_assert_uint_eq((uintptr_t)p % 64, 0);
   d.args_size = 0;
-  ck_assert_fpar_ok(fpar_launch(e.q, &d, NULL));
-  ck_assert_fpar_ok(fpar_queue_wait(e.q));
-  ck_assert_ptr_eq(atomic_load(&seen), &w);
+  ck_assert_ptr_eq(args_seen(e.q, &d, &w), &w);
   fpar_test_env_fini(&e);
 }
 END_TEST
@@ -348,7 +357,7 @@ END_TEST
 /* A description from a program built before args_size existed (its size
  * ends before the member, whatever lies beyond): arguments by pointer. */
 START_TEST(test_by_value_old_description) {
-  _Atomic(const void *) seen = NULL;
+  _Atomic(const void *) seen;
   where_args w = {&seen};
   fpar_launch_desc d;
   fpar_test_env e;
@@ -356,13 +365,8 @@ START_TEST(test_by_value_old_description) {
   fpar_test_env_init(&e, 0);
   fpar_launch_desc_init(&d);
   d.size = offsetof(fpar_launch_desc, args_size);
-  d.kernel = where_kernel;
-  d.global = fpar_range1(64);
-  d.args = &w;
   d.args_size = 99999; /* beyond the caller's struct: not read */
-  ck_assert_fpar_ok(fpar_launch(e.q, &d, NULL));
-  ck_assert_fpar_ok(fpar_queue_wait(e.q));
-  ck_assert_ptr_eq(atomic_load(&seen), &w);
+  ck_assert_ptr_eq(args_seen(e.q, &d, &w), &w);
   fpar_test_env_fini(&e);
 }
 END_TEST
@@ -407,30 +411,42 @@ END_TEST
 
 /* ---- Host threads that help ---------------------------------------------- */
 
-/* Launches until one group ran on the calling thread (which stands in for
- * worker 0); returns how many launches that took, or 0 if none did. */
-static int run_until_host_helps(fpar_queue *q, host_probe *p, int tries) {
+/* Launch host_probe_kernel, waiting for each launch, until a group ran on
+ * the calling thread (which stands in for worker 0), at most 1000 times.
+ * Launches that ran no group there must succeed; returns the result of
+ * the one that did, with its message in msg (empty without one). */
+static int launch_until_on_host(fpar_queue *q, host_probe *p, char *msg,
+                                size_t len) {
   int k;
 
-  for (k = 1; k <= tries; k++) {
+  atomic_store(&p->on_host, 0);
+  for (k = 0; k < 1000; k++) {
     fpar_event *ev;
+    int rc;
     ck_assert_fpar_ok(fpar_parallel_for(
         q, fpar_range1(64 * 16), fpar_range1(64), host_probe_kernel, p, &ev));
-    fpar_test_wait_ok(ev);
-    if (atomic_load(&p->on_host) != 0)
-      return k;
+    rc = fpar_event_wait(ev);
+    if (atomic_load(&p->on_host) != 0) {
+      snprintf(msg, len, "%s",
+               fpar_event_error(ev) != NULL ? fpar_event_error(ev) : "");
+      fpar_event_release(ev);
+      return rc;
+    }
+    ck_assert_msg(rc == 0, "launch %d failed with %s", k, fpar_err_name(rc));
+    fpar_event_release(ev);
   }
+  ck_abort_msg("no group ran on the waiting host thread in 1000 launches");
   return 0;
 }
 
 START_TEST(test_host_runs_groups) {
   host_probe p = {pthread_self(), 0, 0, 0};
   fpar_test_env e;
+  char msg[MSG_LEN];
 
   fpar_test_env_init(&e, 0);
   pin_to_worker(e.rt, 0);
-  ck_assert_msg(run_until_host_helps(e.q, &p, 1000) != 0,
-                "no group ran on the waiting host thread in 1000 launches");
+  ck_assert_fpar_ok(launch_until_on_host(e.q, &p, msg, sizeof msg));
   fpar_test_env_fini(&e);
 }
 END_TEST
@@ -441,31 +457,15 @@ START_TEST(test_host_fault_reaches_event) {
   host_probe p = {pthread_self(), 0, 1, 0};
   uint64_t out[N];
   axpb_args a = {out, 3, 4};
+  char msg[MSG_LEN];
   fpar_test_env e;
-  fpar_event *ev;
-  int k, failed = 0;
   size_t i;
 
   fpar_test_env_init(&e, 0);
   pin_to_worker(e.rt, 0);
-  for (k = 0; k < 1000 && !failed; k++) {
-    int rc;
-    ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(64 * 16),
-                                        fpar_range1(64), host_probe_kernel, &p,
-                                        &ev));
-    rc = fpar_event_wait(ev);
-    if (atomic_load(&p.on_host) != 0) {
-      ck_assert_int_eq(rc, FPAR_EDIVERGENCE);
-      ck_assert_ptr_nonnull(fpar_event_error(ev));
-      ck_assert_msg(strstr(fpar_event_error(ev), "work-item 1") != NULL,
-                    "message: %s", fpar_event_error(ev));
-      failed = 1;
-    } else {
-      ck_assert_int_eq(rc, 0);
-    }
-    fpar_event_release(ev);
-  }
-  ck_assert_msg(failed, "no group ran on the waiting host thread");
+  ck_assert_int_eq(launch_until_on_host(e.q, &p, msg, sizeof msg),
+                   FPAR_EDIVERGENCE);
+  ck_assert_msg(strstr(msg, "work-item 1") != NULL, "message: %s", msg);
   ck_assert_fpar_err(fpar_queue_wait(e.q), FPAR_EDIVERGENCE);
   ck_assert_fpar_ok(fpar_parallel_for_by_value(
       e.q, fpar_range1(N), FPAR_LOCAL_AUTO, axpb_fn, &a, sizeof a, NULL));
@@ -478,35 +478,20 @@ END_TEST
 
 #if !FPAR_TEST_TSAN
 /* A group that overflows its fiber stack on the host: reported on the
- * alternate signal stack the library gave the host thread. */
+ * alternate signal stack the library gave the host thread, which helps
+ * again afterwards. */
 START_TEST(test_host_stack_overflow_reaches_event) {
   host_probe p = {pthread_self(), 0, 0, 1};
+  char msg[MSG_LEN];
   fpar_test_env e;
-  fpar_event *ev;
-  int k, failed = 0;
 
   fpar_test_env_init(&e, 0);
   pin_to_worker(e.rt, 0);
-  for (k = 0; k < 1000 && !failed; k++) {
-    int rc;
-    ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(64 * 16),
-                                        fpar_range1(64), host_probe_kernel, &p,
-                                        &ev));
-    rc = fpar_event_wait(ev);
-    if (atomic_load(&p.on_host) != 0) {
-      ck_assert_msg(rc == FPAR_ESTACKOVERFLOW, "returned %s: %s",
-                    fpar_err_name(rc), fpar_event_error(ev));
-      ck_assert_msg(strstr(fpar_event_error(ev), "work-item 3") != NULL,
-                    "message: %s", fpar_event_error(ev));
-      failed = 1;
-    }
-    fpar_event_release(ev);
-  }
-  ck_assert_msg(failed, "no group ran on the waiting host thread");
+  ck_assert_int_eq(launch_until_on_host(e.q, &p, msg, sizeof msg),
+                   FPAR_ESTACKOVERFLOW);
+  ck_assert_msg(strstr(msg, "work-item 3") != NULL, "message: %s", msg);
   p.overflow_on_host = 0;
-  atomic_store(&p.on_host, 0);
-  ck_assert_msg(run_until_host_helps(e.q, &p, 1000) != 0,
-                "the host stopped helping after the overflow");
+  ck_assert_fpar_ok(launch_until_on_host(e.q, &p, msg, sizeof msg));
   fpar_test_env_fini(&e);
 }
 END_TEST
