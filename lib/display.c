@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "fiberpar/simd.h"
+#include "lib/env.h"
 #include "lib/internal.h"
 #include "sched/context.h"
 
@@ -37,4 +38,9 @@ void fpar__runtime_display(const fpar_runtime *rt) {
           fpar__size_text(c->local_mem_size, local, sizeof local),
           c->max_group_size, c->fpenv == FPAR_FPENV_ITEM ? "item" : "shared",
           fpar_math_isa(), fpar_math_lanes(), fpar__ctx_impl_name);
+  /* Only the program's own options ask for this in that mode: the
+   * caller's FIBERPAR_DISPLAY is ignored with the rest. */
+  if (fpar__env_secure())
+    fprintf(stderr, "fiberpar: secure-execution mode: the FIBERPAR_* and "
+                    "HWLOC_* environment variables are ignored\n");
 }

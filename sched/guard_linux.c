@@ -42,11 +42,13 @@ int fpar__guard_install(void *addr, size_t len, int marks) {
   return mprotect(addr, len, PROT_NONE) == 0 ? 0 : -1;
 }
 
-/* Lines of a /proc file: one per mapping for /proc/self/maps. */
+/* Lines of a /proc file: one per mapping for /proc/self/maps.  Files are
+ * opened close-on-exec ("e"), so that a program the process starts at the
+ * same time inherits none. */
 static size_t fpar__count_lines(const char *path) {
   char buf[4096];
   size_t n = 0, i, got;
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(path, "re");
 
   if (f == NULL)
     return 0;
@@ -60,7 +62,7 @@ static size_t fpar__count_lines(const char *path) {
 size_t fpar__guard_free_mappings(void) {
   unsigned long limit;
   size_t used;
-  FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+  FILE *f = fopen("/proc/sys/vm/max_map_count", "re");
 
   if (f == NULL)
     return (size_t)-1;

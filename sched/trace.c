@@ -14,6 +14,7 @@
  * microseconds (with nanosecond decimals), the clock perf uses too.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdalign.h>
@@ -191,6 +192,7 @@ void fpar__trace_create(fpar__trace **out, const char *path, unsigned serial,
   fpar__trace *t = calloc(1, sizeof *t);
   size_t len = strlen(path) + 16;
   unsigned recorders = workers + helpers, k;
+  int fd;
 
   *out = NULL;
   if (t == NULL || (t->path = malloc(len)) == NULL ||
@@ -206,11 +208,17 @@ void fpar__trace_create(fpar__trace **out, const char *path, unsigned serial,
     snprintf(t->path, len, "%s", path);
   else
     snprintf(t->path, len, "%s.%u", path, serial);
-  if ((t->file = fopen(t->path, "w")) == NULL) {
+  /* Closed on exec, so that no program the process starts holds it;
+   * created like any output file (0644 under the umask). */
+  fd = open(t->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd < 0 || (t->file = fdopen(fd, "w")) == NULL) {
+    int err = errno;
+    if (fd >= 0)
+      close(fd);
     fprintf(stderr,
             "fiberpar: FIBERPAR_TRACE: cannot create \"%s\": %s; tracing is "
             "off\n",
-            t->path, strerror(errno));
+            t->path, strerror(err));
     free(t->w);
     free(t->path);
     free(t);

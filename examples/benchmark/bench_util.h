@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* bench_util.h - timing and statistics for the benchmark: every figure is
- * repeated, and min and median are printed, so noisy machines still give
- * honest numbers. */
+/* bench_util.h - timing and statistics for the benchmark (and the examples
+ * that time themselves): every figure is repeated, and min and median are
+ * printed, so noisy machines still give honest numbers. */
 #ifndef FPAR_BENCH_UTIL_H
 #define FPAR_BENCH_UTIL_H
 
@@ -37,12 +37,19 @@ static inline bench_stat bench_stats(double *t, int n) {
   return s;
 }
 
-/* One result line: per-unit cost in ns of n reps summarised in s (units =
- * operations per rep). */
+/* One result line: per-unit cost of n reps summarised in s (units =
+ * operations per rep), in `unit` (seconds * scale). */
+static inline void bench_print_per(const char *label, bench_stat s, int n,
+                                   double units, double scale,
+                                   const char *unit) {
+  printf("RESULT %-44s min %9.3f %s  median %9.3f %s  (reps %d)\n", label,
+         s.min / units * scale, unit, s.median / units * scale, unit, n);
+}
+
+/* The same in ns. */
 static inline void bench_print_ns(const char *label, bench_stat s, int n,
                                   double units) {
-  printf("RESULT %-44s min %9.3f ns  median %9.3f ns  (reps %d)\n", label,
-         s.min / units * 1e9, s.median / units * 1e9, n);
+  bench_print_per(label, s, n, units, 1e9, "ns");
 }
 
 /* The same for the times t[0..n-1] (sorts t). */
@@ -70,6 +77,20 @@ static inline void bench_report_ratio(const char *label, bench_stat ours,
   printf("RATIO  %-44s min %6.3f  median %6.3f  (reference/ours; target >= "
          "%.2f)\n",
          label, ref.min / ours.min, ref.median / ours.median, target);
+}
+
+/* ratio line the other way round: our time / the reference's (> 1 means
+ * we are slower), against the most it may be. */
+static inline void bench_report_slowdown(const char *label, bench_stat ours,
+                                         bench_stat ref, double target) {
+  printf("RATIO  %-44s min %6.3f  median %6.3f  (ours/reference; target <= "
+         "%.2f)\n",
+         label, ours.min / ref.min, ours.median / ref.median, target);
+}
+
+/* A result that was not measured in this run: `-` and the reason. */
+static inline void bench_print_absent(const char *label, const char *why) {
+  printf("RESULT %-44s -  (%s)\n", label, why);
 }
 
 /* Resident set size of this process in KiB. */

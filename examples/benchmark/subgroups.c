@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* bench_subgroups.c - `make bench subgroups`: sub-group operations and
- * group copies of fiber kernels beside the hand-written forms they
- * replace, on one worker, in one run.
+/* subgroups.c - section subgroups: sub-group operations and group copies
+ * of fiber kernels beside the hand-written forms they replace, on one
+ * worker, in one run.
  *
  *  - group sums of 2^22 floats in groups of 256: sub-group reduce (S = 8
  *    and 32) + one barrier, against the same sums through local memory
@@ -12,32 +12,19 @@
  *    another work-item: fpar_async_work_group_copy + wait against the
  *    per-work-item copy + barrier, and memcpy (the floor).
  */
-#include <fiberpar.h>
-#include <stdint.h>
 #include <string.h>
 
-#include "bench_subgroups.h"
-#include "bench_util.h"
+#include "bench.h"
 
-#define SG_REPS 9
 #define SG_L 256
 #define SG_N (1u << 22)
 #define TILE_PER_ITEM 4
-
-static void sg_check(int err, const char *what) {
-  if (err) {
-    fprintf(stderr, "bench: %s: %s (%s)\n", what, fpar_strerror(err),
-            fpar_last_error());
-    exit(1);
-  }
-}
 
 /* Launch kernel over n work-items in groups of SG_L with sub-groups of
  * sg, and wait. */
 static void sg_run(fpar_queue *q, fpar_kernel_fn kernel, void *args, size_t n,
                    unsigned sg) {
   fpar_launch_desc d;
-  fpar_event *ev;
 
   fpar_launch_desc_init(&d);
   d.kernel = kernel;
@@ -45,12 +32,7 @@ static void sg_run(fpar_queue *q, fpar_kernel_fn kernel, void *args, size_t n,
   d.global = fpar_range1(n);
   d.local = fpar_range1(SG_L);
   d.subgroup_size = sg;
-  sg_check(fpar_launch(q, &d, &ev), "submit");
-  if (fpar_event_wait(ev) != 0) {
-    fprintf(stderr, "bench: kernel failed: %s\n", fpar_event_error(ev));
-    exit(1);
-  }
-  fpar_event_release(ev);
+  bench_run_desc(q, &d);
 }
 
 typedef struct sum_args {
@@ -157,11 +139,11 @@ static void bench_sums(fpar_queue *q) {
     in[i] = (float)(i % 13) * 0.25f;
   for (unsigned k = 0; k < 2; k++) {
     unsigned S = sizes[k];
-    double t_sg[SG_REPS], t_loc[SG_REPS], t_c[SG_REPS];
+    double t_sg[REPS], t_loc[REPS], t_c[REPS];
     bench_stat s_sg, s_loc, s_c;
     char label[96];
 
-    for (int r = -1; r < SG_REPS; r++) {
+    for (int r = -1; r < REPS; r++) {
       double t0 = bench_now(), t1, t2, t3;
       sg_run(q, sum_subgroup_kernel, &a, SG_N, S);
       t1 = bench_now();
@@ -183,11 +165,11 @@ static void bench_sums(fpar_queue *q) {
         exit(1);
       }
     snprintf(label, sizeof label, "group sums, sub-group reduce S=%u", S);
-    s_sg = bench_report_ns(label, t_sg, SG_REPS, units);
+    s_sg = bench_report_ns(label, t_sg, REPS, units);
     snprintf(label, sizeof label, "group sums, local memory S=%u", S);
-    s_loc = bench_report_ns(label, t_loc, SG_REPS, units);
+    s_loc = bench_report_ns(label, t_loc, REPS, units);
     snprintf(label, sizeof label, "group sums, plain C S=%u (floor)", S);
-    s_c = bench_report_ns(label, t_c, SG_REPS, units);
+    s_c = bench_report_ns(label, t_c, REPS, units);
     snprintf(label, sizeof label, "sub-group reduce vs local memory S=%u", S);
     bench_report_ratio(label, s_sg, s_loc, 1.0);
     (void)s_c;
@@ -200,10 +182,10 @@ static void bench_op_cost(fpar_queue *q) {
   size_t groups = 8, n = groups * SG_L;
   uint32_t *out = malloc(n * 4);
   ops_args a = {ops, out};
-  double t_op[SG_REPS], t_bar[SG_REPS], units = (double)n * ops;
+  double t_op[REPS], t_bar[REPS], units = (double)n * ops;
   bench_stat s_op, s_bar;
 
-  for (int r = -1; r < SG_REPS; r++) {
+  for (int r = -1; r < REPS; r++) {
     double t0 = bench_now(), t1, t2;
     sg_run(q, ops_kernel, &a, n, 8);
     t1 = bench_now();
@@ -214,10 +196,10 @@ static void bench_op_cost(fpar_queue *q) {
       t_bar[r] = t2 - t1;
     }
   }
-  s_op = bench_report_ns("sub-group shuffle_xor, per work-item S=8", t_op,
-                         SG_REPS, units);
+  s_op = bench_report_ns("sub-group shuffle_xor, per work-item S=8", t_op, REPS,
+                         units);
   s_bar = bench_report_ns("barrier, per work-item (same kernel shape)", t_bar,
-                          SG_REPS, units);
+                          REPS, units);
   bench_report_ratio("sub-group operation vs barrier", s_op, s_bar, 1.0);
   free(out);
 }
@@ -274,12 +256,12 @@ static void bench_tiles(fpar_queue *q) {
   float *in = malloc(n * TILE_PER_ITEM * 4), *out = malloc(n * 4);
   float *ref = malloc(n * 4);
   tile_args a = {in, out};
-  double t_as[SG_REPS], t_it[SG_REPS], t_c[SG_REPS], units = (double)n;
+  double t_as[REPS], t_it[REPS], t_c[REPS], units = (double)n;
   bench_stat s_as, s_it;
 
   for (size_t i = 0; i < n * TILE_PER_ITEM; i++)
     in[i] = (float)(i % 101);
-  for (int r = -1; r < SG_REPS; r++) {
+  for (int r = -1; r < REPS; r++) {
     double t0 = bench_now(), t1, t2, t3;
     sg_run(q, tile_async_kernel, &a, n, 0);
     t1 = bench_now();
@@ -298,23 +280,19 @@ static void bench_tiles(fpar_queue *q) {
     fprintf(stderr, "bench: async tile copy: wrong result\n");
     exit(1);
   }
-  s_as = bench_report_ns("tile, async_work_group_copy + wait", t_as, SG_REPS,
-                         units);
-  s_it = bench_report_ns("tile, per-item copy + barrier", t_it, SG_REPS, units);
-  bench_report_ns("tile, memcpy in plain C (floor)", t_c, SG_REPS, units);
+  s_as =
+      bench_report_ns("tile, async_work_group_copy + wait", t_as, REPS, units);
+  s_it = bench_report_ns("tile, per-item copy + barrier", t_it, REPS, units);
+  bench_report_ns("tile, memcpy in plain C (floor)", t_c, REPS, units);
   bench_report_ratio("async copy vs per-item copy + barrier", s_as, s_it, 2.0);
   free(in), free(out), free(ref);
 }
 
 void bench_subgroups(void) {
-  fpar_runtime_opts o;
-  fpar_runtime *rt;
+  fpar_runtime *rt = bench_runtime(1, FPAR_FPENV_DEFAULT);
   fpar_queue *q;
 
-  fpar_runtime_opts_init(&o);
-  o.num_threads = 1;
-  sg_check(fpar_runtime_create(&rt, &o), "runtime");
-  sg_check(fpar_queue_create(rt, 0, &q), "queue");
+  bench_check(fpar_queue_create(rt, 0, &q), "queue");
   printf("# subgroups: one worker, groups of %d, %u work-items; ns per "
          "work-item\n",
          SG_L, SG_N);
