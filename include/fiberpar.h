@@ -440,7 +440,7 @@ FPAR_EXTERN size_t fpar_runtime_max_group_size(const fpar_runtime *rt);
 /**
  * \brief The CPUs the runtime's workers may use: the process's allowed CPU
  *        set (its binding), or this local rank's share of it (see
- *        FIBERPAR_PIN in the README).
+ *        FIBERPAR_PIN in docs/placement.md).
  * \param rt the runtime.
  * \param buf receives an OS CPU list such as "0-3,8", NUL-terminated.
  * \param size bytes at buf.

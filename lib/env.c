@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "lib/env.h"
-#include "sched/error.h"
+#include "sched/base/error.h"
 
 /* POSIX has the program declare it (glibc's <unistd.h> does with
  * _GNU_SOURCE, the BSDs' does not). */
