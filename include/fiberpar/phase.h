@@ -143,6 +143,26 @@ FPAR_EXTERN int fpar_parallel_for_kernel(fpar_queue *q, fpar_range global,
                                          void *args, fpar_event **ev);
 
 /**
+ * \brief fpar_parallel_for_kernel() with its arguments passed by value
+ *        (as fpar_parallel_for_by_value()): the launch keeps a copy of
+ *        the \p args_size bytes at \p args, which need not outlive the
+ *        call.
+ * \param q the queue.
+ * \param global the global range.
+ * \param local the work-group range, or FPAR_LOCAL_AUTO.
+ * \param k the kernel; its calls receive a pointer to the launch's copy
+ *        (64-byte aligned, shared by all work-items: read it only).
+ * \param args the arguments to copy.
+ * \param args_size their size in bytes, 1 to FPAR_MAX_ARGS_SIZE.
+ * \param ev receives an event the caller must release, or NULL.
+ * \return as fpar_launch(): FPAR_EINVAL for args_size 0 or above
+ *         FPAR_MAX_ARGS_SIZE, or args NULL.
+ */
+FPAR_EXTERN int fpar_parallel_for_kernel_by_value(
+    fpar_queue *q, fpar_range global, fpar_range local, const fpar_kernel *k,
+    const void *args, size_t args_size, fpar_event **ev);
+
+/**
  * \brief Fill the stack below the caller with 0xff bytes (the debug
  *        runner of phase kernels calls it before each call it makes).
  */
