@@ -883,9 +883,13 @@ static inline void fpar_item_new_call(fpar_item *it) {
   it->local_calls = 0;
 }
 
-/** A row runner: runs the kernel for the work-items of one row of a
- *  work-group, from it's local id (x, y, z) to (x_end - 1, y, z).  Made by
- *  FPAR_DEFINE_ROW. */
+/** A row runner: runs the kernel for the work-items of a work-group from
+ *  it's local id (x, y, z) to (x_end - 1, y, z), then for the rows after
+ *  it, (0 .. x_end - 1, y', z'), until the end of the group or of the rows
+ *  it covers; on return it's local ids name the last row it ran.  (A
+ *  runner of version 0.1 of this header ran one row and left it
+ *  unchanged; the runtime calls it again for each row.)  Made by
+ *  FPAR_KERNEL and FPAR_LANE_KERNEL. */
 typedef void (*fpar_row_fn)(fpar_item *it, void *args, size_t x_end);
 
 /** Define `static void name(...)`, a row runner for `kernel`, a kernel

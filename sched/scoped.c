@@ -119,7 +119,8 @@ static void fpar__s_item_set(fpar_s_item *si, const fpar_group *g,
   si->group = g;
 }
 
-/* Call fn for every item of g, or row once per row of g. */
+/* Call fn for every item of g, or the runner row from each row of g it
+ * has not run yet. */
 static void fpar__items_loop(fpar__worker *w, const fpar_group *g,
                              const char *op, fpar_s_item_fn fn,
                              fpar_s_row_fn row, void *ctx, int physical) {
@@ -131,8 +132,12 @@ static void fpar__items_loop(fpar__worker *w, const fpar_group *g,
     for (local[1] = 0; local[1] < g->local_range[1]; local[1]++) {
       local[0] = 0;
       if (row != NULL) {
+        /* A runner may go on past this row; it returns naming the last
+         * row it ran (see fpar_s_row_fn). */
         fpar__s_item_set(&si, g, local, physical);
         row(&si, ctx, g->local_range[0]);
+        local[1] = si.local_id[1];
+        local[2] = si.local_id[2];
         continue;
       }
       for (; local[0] < g->local_range[0]; local[0]++) {

@@ -84,9 +84,13 @@ typedef struct fpar_private_memory fpar_private_memory;
 typedef void (*fpar_s_item_fn)(const fpar_s_item *si, void *ctx);
 /** Body of fpar_single_item(). */
 typedef void (*fpar_single_fn)(void *ctx);
-/** A row runner made by FPAR_DEFINE_ITEMS_ROW: runs its body for the items
- *  of one row of the innermost group, from si's local id (x, y, z) to
- *  (x_end - 1, y, z). */
+/** A row runner made by FPAR_DEFINE_ITEMS_ROW or FPAR_DEFINE_LANES_ROW:
+ *  runs its body for the items of the innermost group from si's local id
+ *  (x, y, z) to (x_end - 1, y, z), then for the rows after it, to the end
+ *  of the group or of the rows it covers; on return si names the first
+ *  item of the last row it ran.  (A runner of version 0.1 of this header
+ *  ran one row and left si unchanged; the runtime calls it again for each
+ *  row.) */
 typedef void (*fpar_s_row_fn)(fpar_s_item *si, void *ctx, size_t x_end);
 
 /* ---- Queries ----------------------------------------------------------- */
