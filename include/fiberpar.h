@@ -892,26 +892,126 @@ static inline void fpar_item_new_call(fpar_item *it) {
  *  FPAR_KERNEL and FPAR_LANE_KERNEL. */
 typedef void (*fpar_row_fn)(fpar_item *it, void *args, size_t x_end);
 
-/** Define `static void name(...)`, a row runner for `kernel`, a kernel
- *  function visible in this file (best `static inline`); FPAR_KERNEL
- *  (<fiberpar/phase.h>) defines a kernel and its row runner at once.  The loop
- * over a row of work-items is then compiled in the caller's translation unit,
- *  where the kernel inlines into it and the compiler can hoist loads and
- *  vectorise as in a plain C loop; through a kernel pointer every
- *  work-item costs an indirect call (about 2.5 ns here).  Set it as
- *  fpar_launch_desc::row.  The runtime still calls `kernel` itself for
- *  work-item 0 and for groups that reach a barrier. */
-#define FPAR_DEFINE_ROW(name, kernel)                                          \
-  static void name(fpar_item *fpar_it_, void *fpar_args_,                      \
-                   size_t fpar_x_end_) {                                       \
-    fpar_item fpar_row_ = *fpar_it_;                                           \
-    size_t fpar_x_;                                                            \
-    for (fpar_x_ = fpar_local_id(fpar_it_, 0); fpar_x_ < fpar_x_end_;          \
-         fpar_x_++) {                                                          \
-      fpar_item_seek(&fpar_row_, fpar_x_, 1, 0);                               \
-      kernel(&fpar_row_, fpar_args_);                                          \
-    }                                                                          \
+#if defined(__GNUC__)
+#define FPAR__DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define FPAR__DEPRECATED(msg)
+#endif
+#define FPAR__UNUSED __attribute__((unused))
+#define FPAR__ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* How loops over work-items are marked.
+ *
+ * Work-items of a group that reach no barrier run in no particular order
+ * (OpenCL and SYCL: such work-items may not depend on each other except
+ * through atomics), so the runners that FPAR_KERNEL and
+ * FPAR_DEFINE_ITEMS_ROW make may tell the compiler so, and it may
+ * vectorise across work-items, as OpenCL compilers do.  With GCC and
+ * FPAR_OPENMP_SIMD defined (pkg-config --cflags fiberpar and the CMake
+ * target fiberpar::fiberpar give -fopenmp-simd -DFPAR_OPENMP_SIMD) or
+ * under -fopenmp, the loop over a row is `#pragma omp simd`, which GCC
+ * vectorises at -O2 too; otherwise `#pragma GCC ivdep`, which needs no
+ * flag (GCC vectorises such loops at -O3, and at -O2 those its cheap cost
+ * model accepts).  -fopenmp-simd needs no OpenMP runtime: it only makes
+ * the compiler honour `omp simd` pragmas.  A loop the compiler cannot
+ * vectorise (a call it cannot inline, such as fpar_barrier() or
+ * fpar_group_local_memory(), an atomic operation) stays an ordinary loop,
+ * in order.  Clang gets no mark: its `omp simd` and `vectorize(
+ * assume_safety)` also cover the accesses to a work-item's own item
+ * where that stays in memory (a kernel that indexes it by a variable),
+ * and compute wrong results there (Clang 14); Clang vectorises the loops
+ * it can prove safe. */
+#if defined(__clang__) || !defined(__GNUC__)
+#define FPAR__ITEMS_LOOP
+#elif defined(_OPENMP) || defined(FPAR_OPENMP_SIMD)
+#define FPAR__ITEMS_LOOP _Pragma("omp simd")
+#else
+#define FPAR__ITEMS_LOOP _Pragma("GCC ivdep")
+#endif
+
+/* Make *it the work-item at local id x of the row `row` stands for, one
+ * member at a time (the compiler then keeps the item in registers, or in
+ * vector registers across work-items). */
+static inline void fpar__item_at(fpar_item *it, const fpar_item *row,
+                                 size_t x) {
+  it->local_id[0] = x;
+  it->local_id[1] = row->local_id[1];
+  it->local_id[2] = row->local_id[2];
+  it->origin[0] = row->origin[0];
+  it->origin[1] = row->origin[1];
+  it->origin[2] = row->origin[2];
+  it->group_id[0] = row->group_id[0];
+  it->group_id[1] = row->group_id[1];
+  it->group_id[2] = row->group_id[2];
+  it->row_linear = row->row_linear;
+  it->geometry = row->geometry;
+  it->run = row->run;
+  it->local_calls = 0;
+  it->lanes = 1;
+}
+
+/* The loop over the rows of a group that a runner makes, from the row of
+ * the runtime's item `at` to the end of the group, between
+ * FPAR__ROWS_BEGIN and FPAR__ROWS_END: in it `row` is the item of the
+ * row's first work-item and `x0` the local id the row starts at (at's in
+ * the first row, 0 in the others).  Afterwards `at` names the last row,
+ * as fpar_row_fn says; it is written only then, since a store through it
+ * in the loop would make the compiler reload the kernel's arguments
+ * (which it could alias) for every row. */
+#define FPAR__ROWS_BEGIN(at, row, x0)                                          \
+  {                                                                            \
+    const size_t fpar_nx_ = (at)->geometry->local_range[0];                    \
+    const size_t fpar_ny_ = (at)->geometry->local_range[1];                    \
+    const size_t fpar_nz_ = (at)->geometry->local_range[2];                    \
+    fpar_item row = *(at);                                                     \
+    size_t x0 = row.local_id[0], fpar_y_ = row.local_id[1],                    \
+           fpar_z_ = row.local_id[2];                                          \
+    for (; fpar_z_ < fpar_nz_; fpar_z_++, fpar_y_ = 0)                         \
+      for (; fpar_y_ < fpar_ny_; fpar_y_++, x0 = 0) {                          \
+        row.local_id[1] = fpar_y_;                                             \
+        row.local_id[2] = fpar_z_;                                             \
+        row.row_linear = fpar_nx_ * (fpar_y_ + fpar_ny_ * fpar_z_);
+#define FPAR__ROWS_END(at)                                                     \
+  }                                                                            \
+  (at)->local_id[0] = 0;                                                       \
+  (at)->local_id[1] = fpar_ny_ - 1;                                            \
+  (at)->local_id[2] = fpar_nz_ - 1;                                            \
   }
+
+/* The runner of `kernel` (FPAR_KERNEL's): the work-items from it's to
+ * the end of the group, each row one loop into which `kernel` inlines.
+ * Each work-item gets an item of its own, in name_fpar_at_: declared
+ * there rather than in the loop, it is an ordinary variable that the
+ * compiler keeps in registers once `kernel` is inlined, where one declared
+ * in an `omp simd` loop would become an array indexed by lane, which GCC
+ * does not vectorise around a loop inside the kernel. */
+#define FPAR__DEFINE_ROWS(name, kernel, attributes)                            \
+  FPAR__ALWAYS_INLINE void name##_fpar_at_(const fpar_item *fpar_row_,         \
+                                           size_t fpar_x_, void *fpar_args_) { \
+    fpar_item fpar_one_;                                                       \
+    fpar__item_at(&fpar_one_, fpar_row_, fpar_x_);                             \
+    kernel(&fpar_one_, fpar_args_);                                            \
+  }                                                                            \
+  static attributes void name(fpar_item *fpar_it_, void *fpar_args_,           \
+                              size_t fpar_x_end_) {                            \
+    FPAR__ROWS_BEGIN(fpar_it_, fpar_row_, fpar_x0_)                            \
+    size_t fpar_x_;                                                            \
+    FPAR__ITEMS_LOOP                                                           \
+    for (fpar_x_ = fpar_x0_; fpar_x_ < fpar_x_end_; fpar_x_++)                 \
+      name##_fpar_at_(&fpar_row_, fpar_x_, fpar_args_);                        \
+    FPAR__ROWS_END(fpar_it_)                                                   \
+  }
+
+/** Deprecated: FPAR_KERNEL defines a kernel with its runner, and
+ *  fpar_launch_desc::def launches it.  Defines `static void name(...)`,
+ *  the runner of `kernel`, a kernel function visible in this file (best
+ *  `static inline`), for fpar_launch_desc::row beside
+ *  fpar_launch_desc::kernel; it now runs the rest of the group, as
+ *  FPAR_KERNEL's does.  Taking its address warns. */
+#define FPAR_DEFINE_ROW(name, kernel)                                          \
+  FPAR__DEFINE_ROWS(name, kernel,                                              \
+                    FPAR__DEPRECATED("use FPAR_KERNEL and "                    \
+                                     "fpar_launch_desc.def"))
 
 /** A group of scoped or hierarchical parallelism (see
  *  <fiberpar/scoped.h>). */
@@ -973,8 +1073,10 @@ typedef struct fpar_launch_desc {
   size_t size;
   const char *name;      /**< kernel name for messages (copied); may be NULL */
   fpar_kernel_fn kernel; /**< the kernel, or NULL (see def) */
-  fpar_row_fn row; /**< FPAR_DEFINE_ROW runner of kernel (for a lane
-                        kernel FPAR_DEFINE_LANE_ROW's), or NULL */
+  /** The runner of kernel (see fpar_row_fn; made by the deprecated
+   *  FPAR_DEFINE_ROW and FPAR_DEFINE_LANE_ROW), or NULL; def carries its
+   *  own. */
+  fpar_row_fn row;
   /** FPAR_SIMD_WIDTH for a FPAR_DEFINE_LANE_KERNEL kernel
    *  (<fiberpar/simd.h>); 0 otherwise. */
   unsigned lanes;

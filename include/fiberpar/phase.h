@@ -150,15 +150,17 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
 
 /** Define the kernel `name`, a `static const fpar_kernel`, whose body
  *  follows as that of `void kernel(fpar_item *it, void *args)`, together
- *  with its row runner (FPAR_DEFINE_ROW).  The body may call
- *  fpar_barrier(): groups that reach one run on fibers as usual. */
+ *  with its runner: the loop over the rows of a group that reaches no
+ *  barrier, into which the body inlines (see FPAR__ITEMS_LOOP in
+ *  <fiberpar.h>).  The body may call fpar_barrier(): groups that reach
+ *  one run on fibers as usual. */
 #define FPAR_KERNEL(name, it, args)                                            \
   FPAR__ALWAYS_INLINE void name##_fpar_fn_(fpar_item *it FPAR__UNUSED,         \
                                            void *args FPAR__UNUSED);           \
   static void name##_fpar_kernel_(fpar_item *fpar_it_, void *fpar_args_) {     \
     name##_fpar_fn_(fpar_it_, fpar_args_);                                     \
   }                                                                            \
-  FPAR_DEFINE_ROW(name##_fpar_row_, name##_fpar_fn_)                           \
+  FPAR__DEFINE_ROWS(name##_fpar_row_, name##_fpar_fn_, )                       \
   FPAR__KERNEL_DEF(name, name##_fpar_kernel_, name##_fpar_row_, 1)             \
   FPAR__ALWAYS_INLINE void name##_fpar_fn_(fpar_item *it FPAR__UNUSED,         \
                                            void *args FPAR__UNUSED)
@@ -166,12 +168,12 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
 /** Define the lane kernel `name` (needs <fiberpar/simd.h>): its body
  *  follows as that of `void body(fpar_lanes *lk, void *args)` and runs
  *  once per sub-group of FPAR_SIMD_WIDTH work-items
- *  (FPAR_DEFINE_LANE_KERNEL, with its FPAR_DEFINE_LANE_ROW runner). */
+ *  (FPAR_DEFINE_LANE_KERNEL), with its runner over the rows of a group. */
 #define FPAR_LANE_KERNEL(name, lk, args)                                       \
   FPAR__ALWAYS_INLINE void name##_fpar_lanes_(fpar_lanes *lk FPAR__UNUSED,     \
                                               void *args FPAR__UNUSED);        \
   FPAR_DEFINE_LANE_KERNEL(name##_fpar_kernel_, name##_fpar_lanes_)             \
-  FPAR_DEFINE_LANE_ROW(name##_fpar_row_, name##_fpar_lanes_)                   \
+  FPAR__DEFINE_LANE_ROWS(name##_fpar_row_, name##_fpar_lanes_, )               \
   FPAR__KERNEL_DEF(name, name##_fpar_kernel_, name##_fpar_row_,                \
                    FPAR_SIMD_WIDTH)                                            \
   FPAR__ALWAYS_INLINE void name##_fpar_lanes_(fpar_lanes *lk FPAR__UNUSED,     \
