@@ -627,6 +627,29 @@ FPAR_EXTERN void fpar_event_release(fpar_event *ev);
 
 /* ------------------------------------------------------------------------
  * nd_range kernels
+ *
+ * The normal way: FPAR_KERNEL defines a kernel together with its runner
+ * (the loop over work-items into which the kernel inlines), and
+ * fpar_parallel_for_kernel() launches it:
+ *
+ *   FPAR_KERNEL(twice, it, args) {
+ *     float *x = args;
+ *     size_t i = fpar_global_id(it, 0);
+ *     x[i] = 2.0f * x[i];
+ *   }
+ *   ...
+ *   err = fpar_parallel_for_kernel(q, fpar_range1(n), FPAR_LOCAL_AUTO,
+ *                                  &twice, x, &ev);
+ *
+ * A barrier-free kernel so defined costs what the plain C loop costs, and
+ * the compiler may vectorise it across work-items (see FPAR_KERNEL).
+ * fpar_launch() takes the same kernel (fpar_launch_desc::def) with what
+ * the short form leaves out: a name, global offsets, launch-time local
+ * buffers, smaller last groups, a sub-group size.  fpar_parallel_for()
+ * launches a bare kernel function, for kernels chosen at run time: every
+ * work-item then costs an indirect call.  Phase kernels
+ * (<fiberpar/phase.h>), lanes (<fiberpar/simd.h>), scoped and hierarchical
+ * parallelism (<fiberpar/scoped.h>) are the other forms.
  * ---------------------------------------------------------------------- */
 
 /** One work-item as a kernel sees it (struct fpar_item). */
@@ -1039,7 +1062,10 @@ typedef struct fpar_local_buffer_desc {
 #define FPAR_MAX_LOCAL_ALIGN 4096
 
 /** A kernel defined with its runners by FPAR_KERNEL, FPAR_LANE_KERNEL,
- *  FPAR_PHASE_KERNEL or FPAR_PHASE_LANE_KERNEL (<fiberpar/phase.h>). */
+ *  FPAR_PHASE_KERNEL or FPAR_PHASE_LANE_KERNEL: a `static const` object
+ *  the macro makes, passed by address to fpar_parallel_for_kernel() or
+ *  set as fpar_launch_desc::def.  (Its members are the library's; struct
+ *  fpar_kernel is in <fiberpar/phase.h>.) */
 typedef struct fpar_kernel fpar_kernel;
 
 /** How a phase kernel (FPAR_PHASE_KERNEL) runs (FIBERPAR_PHASE=loops|
@@ -1122,6 +1148,91 @@ static inline void fpar_launch_desc_init(fpar_launch_desc *d) {
   d->size = sizeof *d;
 }
 
+/* ---- Defining and launching a kernel: the normal way ------------------ */
+
+/** Define the kernel `name`, a `static const fpar_kernel`, whose body
+ *  follows as that of `void kernel(fpar_item *it, void *args)`:
+ *
+ *    FPAR_KERNEL(blur, it, args) { ... }
+ *
+ *  and launch it with fpar_parallel_for_kernel(q, global, local, &blur,
+ *  args, &ev) or as fpar_launch_desc::def.
+ *
+ *  The macro also defines the kernel's runner, in this file: for every
+ *  group that reaches no barrier, the runtime calls the body for
+ *  work-item 0, then the runner once for the rest of the group, which
+ *  loops over the group's rows (dimension 0 innermost, as a plain C loop
+ *  nest would), with the body inlined.  So a barrier-free kernel costs
+ *  what the plain loop costs, and where the compiler can vectorise the
+ *  loop over a row across work-items, it does (see FPAR_OPENMP_SIMD above:
+ *  build with `pkg-config --cflags fiberpar`, or -fopenmp-simd
+ *  -DFPAR_OPENMP_SIMD, for GCC to do it at -O2).  This relies on the rule
+ *  of OpenCL and SYCL that work-items between barriers do not depend on
+ *  each other: one work-item must not read what another writes (nor two
+ *  write the same place) without an atomic operation or a barrier between
+ *  them.  Atomics, fpar_group_local_memory() (the k-th request of each
+ *  work-item is object k), fpar_local_buffer(), every id and sub-group
+ *  query work as in any kernel; a loop that calls a function the compiler
+ *  cannot inline stays scalar.
+ *
+ *  The body may call fpar_barrier(): a group whose work-item 0 reaches one
+ *  runs on fibers as usual (the runner is only for groups that reach
+ *  none; a work-item of the runner's loop that reaches a barrier fails
+ *  the launch with FPAR_EDIVERGENCE, as it would on fibers). */
+#define FPAR_KERNEL(name, it, args)                                            \
+  FPAR__ALWAYS_INLINE void name##_fpar_fn_(fpar_item *it FPAR__UNUSED,         \
+                                           void *args FPAR__UNUSED);           \
+  static void name##_fpar_kernel_(fpar_item *fpar_it_, void *fpar_args_) {     \
+    name##_fpar_fn_(fpar_it_, fpar_args_);                                     \
+  }                                                                            \
+  FPAR__DEFINE_ROWS(name##_fpar_row_, name##_fpar_fn_, )                       \
+  FPAR__KERNEL_DEF(name, name##_fpar_kernel_, name##_fpar_row_, 1)             \
+  FPAR__ALWAYS_INLINE void name##_fpar_fn_(fpar_item *it FPAR__UNUSED,         \
+                                           void *args FPAR__UNUSED)
+
+/** Define the lane kernel `name` (needs <fiberpar/simd.h>): its body
+ *  follows as that of `void body(fpar_lanes *lk, void *args)` and runs
+ *  once per sub-group of FPAR_SIMD_WIDTH work-items along dimension 0, in
+ *  vector form (FPAR_DEFINE_LANE_KERNEL); its runner runs the sub-groups
+ *  of the rest of a group that reaches no barrier, inlined, the last one
+ *  of each row masked. */
+#define FPAR_LANE_KERNEL(name, lk, args)                                       \
+  FPAR__ALWAYS_INLINE void name##_fpar_lanes_(fpar_lanes *lk FPAR__UNUSED,     \
+                                              void *args FPAR__UNUSED);        \
+  FPAR_DEFINE_LANE_KERNEL(name##_fpar_kernel_, name##_fpar_lanes_)             \
+  FPAR__DEFINE_LANE_ROWS(name##_fpar_row_, name##_fpar_lanes_, )               \
+  FPAR__KERNEL_DEF(name, name##_fpar_kernel_, name##_fpar_row_,                \
+                   FPAR_SIMD_WIDTH)                                            \
+  FPAR__ALWAYS_INLINE void name##_fpar_lanes_(fpar_lanes *lk FPAR__UNUSED,     \
+                                              void *args FPAR__UNUSED)
+
+/* The fpar_kernel of a kernel that is not a phase kernel. */
+#define FPAR__KERNEL_DEF(name, fn, row, lanes)                                 \
+  static const fpar_kernel name = {#name, __FILE__, fn, row, lanes, NULL,      \
+                                   NULL,  0,        0,  0,   0};
+
+/**
+ * \brief Submit the kernel \p k (FPAR_KERNEL and friends) for every
+ *        work-item of \p global in work-groups of \p local; returns at
+ *        once.
+ * \param q the queue.
+ * \param global the global range.
+ * \param local the work-group range, or FPAR_LOCAL_AUTO: then the
+ *        runtime chooses groups that divide \p global, as long along
+ *        dimension 0 as it can (whole rows, up to the runtime's
+ *        max_group_size), several per worker.
+ * \param k the kernel.
+ * \param args passed to every call.
+ * \param ev receives an event the caller must release, or NULL.
+ * \return as fpar_launch(); groups are uniform, as with
+ *         fpar_parallel_for().
+ */
+FPAR_EXTERN int fpar_parallel_for_kernel(fpar_queue *q, fpar_range global,
+                                         fpar_range local, const fpar_kernel *k,
+                                         void *args, fpar_event **ev);
+
+/* ---- Launching with a description, or a bare kernel function ---------- */
+
 /**
  * \brief Submit an nd_range launch described by \p d; returns at once.
  *
@@ -1154,6 +1265,11 @@ FPAR_EXTERN int fpar_launch(fpar_queue *q, const fpar_launch_desc *d,
 /**
  * \brief Submit kernel(it, args) for every work-item of \p global, in
  *        work-groups of \p local; returns at once.
+ *
+ * For a kernel function chosen at run time: every work-item costs an
+ * indirect call, and the loop over work-items cannot vectorise; a kernel
+ * defined with FPAR_KERNEL and launched with fpar_parallel_for_kernel()
+ * costs what the plain C loop costs.
  *
  * As SYCL's nd_range: all groups have the size \p local, which must divide
  * \p global (else FPAR_ENONDIV), and there is no offset; fpar_launch()

@@ -735,7 +735,7 @@ FPAR__SIMD void fpar_lanes_init(fpar_lanes *lk, fpar_item *it) {
  *  (best static inline).  Launch it with fpar_launch_desc.kernel = name and
  *  .lanes = FPAR_SIMD_WIDTH: the runtime then runs one fiber per sub-group
  *  of W work-items along dimension 0, and fpar_barrier(lk->it) costs one
- *  switch per W work-items.  FPAR_LANE_KERNEL (<fiberpar/phase.h>) defines
+ *  switch per W work-items.  FPAR_LANE_KERNEL (<fiberpar.h>) defines
  *  such a kernel together with its runner, which makes groups that reach
  *  no barrier cost no call per sub-group: prefer it; this form is for a
  *  body launched through fpar_launch_desc.kernel. */
