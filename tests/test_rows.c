@@ -228,6 +228,45 @@ START_TEST(test_ids) {
 }
 END_TEST
 
+/* FPAR_LOCAL_AUTO gives a kernel with a runner whole rows along
+ * dimension 0 when the range has two rows per worker, and no rows shorter
+ * than 16 work-items where a divisor allows longer ones. */
+START_TEST(test_auto_local_rows) {
+  static const struct {
+    shape s;
+    size_t want[3];
+  } cases[] = {
+      {{1, {1009, 1, 1}, {0, 0, 0}, {0, 0, 0}}, {1009, 1, 1}}, /* prime */
+      {{2, {130, 7, 1}, {0, 0, 0}, {0, 0, 0}}, {130, 1, 1}},   /* few rows */
+      {{2, {512, 512, 1}, {0, 0, 0}, {0, 0, 0}}, {512, 8, 1}},
+      {{3, {64, 64, 64}, {0, 0, 0}, {0, 0, 0}}, {64, 64, 1}},
+      {{2, {8192, 4, 1}, {0, 0, 0}, {0, 0, 0}}, {4096, 1, 1}}, /* > limit */
+  };
+  fpar_test_env e;
+
+  fpar_test_env_init(&e, 2);
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    const shape *s = &cases[k].s;
+    ids r = ids_alloc(fpar_test_volume(s->global));
+    fpar_launch_desc d;
+    fpar_event *ev;
+
+    shape_desc(s, &ids_kernel, &r, &d);
+    ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
+    fpar_test_wait_ok(ev);
+    for (unsigned dim = 0; dim < 3; dim++)
+      ck_assert_msg(r.lr[dim][0] == cases[k].want[dim],
+                    "global (%zu,%zu,%zu): local range %u in dimension %u, "
+                    "expected %zu",
+                    s->global[0], s->global[1], s->global[2], r.lr[dim][0], dim,
+                    cases[k].want[dim]);
+    ids_verify(s, &r, "FPAR_LOCAL_AUTO");
+    ids_free(&r);
+  }
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 /* ---- Sub-group queries ------------------------------------------------------
  */
 
@@ -914,6 +953,7 @@ static Suite *rows_suite(void) {
 
   tc = fpar_test_case("nd_range");
   tcase_add_loop_test(tc, test_ids, 0, 2);
+  tcase_add_test(tc, test_auto_local_rows);
   tcase_add_test(tc, test_sub_group_queries);
   tcase_add_test(tc, test_atomics_and_local_memory);
   tcase_add_test(tc, test_barrier_groups_beside_runner_groups);
