@@ -23,8 +23,8 @@
  * (MPI_THREAD_FUNNELED): the workers never do.
  *
  * The runtime takes the rank's binding from the launcher: with
- * --bind-to core each rank gets one worker on its own core (see "Placement"
- * in the README).  At the end, rank 0 compares the grid with a serial run,
+ * --bind-to core each rank gets one worker on its own core (see
+ * docs/placement.md).  At the end, rank 0 compares the grid with a serial run,
  * and every rank checks that its kernels ran on CPUs inside its binding.
  * Exit status 0 means both held.
  */

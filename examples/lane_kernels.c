@@ -321,7 +321,7 @@ int lk_sgemm(fpar_queue *q, const float *a, const float *b, float *c,
  * the cache already (the rows above and below were read for the row
  * before), so copying a tile with a halo into local memory only adds a
  * pass over the data, a barrier and a fiber per sub-group (measured at a
- * third of the OpenMP loop; see the README's benchmark notes).  With no
+ * third of the OpenMP loop; see docs/performance.md).  With no
  * barrier a group runs as a loop of row runner calls.  A stencil uses no
  * sub-group operation, so its work-items are independent and its row
  * runner need not go sub-group by sub-group: it takes the rest of the row
