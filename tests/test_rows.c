@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "examples/rows_kernels.h"
 #include "testutil.h"
 
 /* ---- Launch shapes and what each work-item must see --------------------- */
@@ -84,34 +85,43 @@ static void place_of(const shape *s, const size_t local[3], size_t idx,
 /* ---- Ids, as a kernel the compiler can vectorise --------------------------
  */
 
-/* What every work-item saw, one array per query, indexed by global linear
- * id: plain stores that do not depend on other work-items. */
+/* What every work-item saw, one array per query and dimension, indexed by
+ * global linear id: plain stores that do not depend on other work-items.
+ * nd_range kernels record their global, local and group ids and local
+ * range (q[GID] .. q[LR]), logical items of scoped and hierarchical groups
+ * their global, innermost local, work-group local and physical ids
+ * (q[S_GLOBAL] .. q[S_PHYSICAL]). */
+enum { GID, LID, GRP, LR };
+enum { S_GLOBAL, S_LOCAL, S_GROUP_LOCAL, S_PHYSICAL };
 typedef struct ids {
   size_t n;
-  uint32_t *gid[3], *lid[3], *grp[3], *lr[3], *llin, *glin, *visits;
+  uint32_t *q[4][3], *llin, *glin, *visits;
 } ids;
+
+static uint32_t *ids_column(size_t n) {
+  uint32_t *c = calloc(n, sizeof *c);
+
+  ck_assert_ptr_nonnull(c);
+  return c;
+}
 
 static ids ids_alloc(size_t n) {
   ids r;
 
   r.n = n;
-  for (unsigned d = 0; d < 3; d++) {
-    r.gid[d] = calloc(n, 4);
-    r.lid[d] = calloc(n, 4);
-    r.grp[d] = calloc(n, 4);
-    r.lr[d] = calloc(n, 4);
-    ck_assert(r.gid[d] && r.lid[d] && r.grp[d] && r.lr[d]);
-  }
-  r.llin = calloc(n, 4);
-  r.glin = calloc(n, 4);
-  r.visits = calloc(n, 4);
-  ck_assert(r.llin && r.glin && r.visits);
+  for (unsigned k = 0; k < 4; k++)
+    for (unsigned d = 0; d < 3; d++)
+      r.q[k][d] = ids_column(n);
+  r.llin = ids_column(n);
+  r.glin = ids_column(n);
+  r.visits = ids_column(n);
   return r;
 }
 
 static void ids_free(ids *r) {
-  for (unsigned d = 0; d < 3; d++)
-    free(r->gid[d]), free(r->lid[d]), free(r->grp[d]), free(r->lr[d]);
+  for (unsigned k = 0; k < 4; k++)
+    for (unsigned d = 0; d < 3; d++)
+      free(r->q[k][d]);
   free(r->llin), free(r->glin), free(r->visits);
 }
 
@@ -119,10 +129,10 @@ static void ids_free(ids *r) {
  * index the item by a variable). */
 #define IDS_RECORD(r, it, i, d)                                                \
   do {                                                                         \
-    (r)->gid[d][i] = (uint32_t)fpar_global_id(it, d);                          \
-    (r)->lid[d][i] = (uint32_t)fpar_local_id(it, d);                           \
-    (r)->grp[d][i] = (uint32_t)fpar_group_id(it, d);                           \
-    (r)->lr[d][i] = (uint32_t)fpar_local_range(it, d);                         \
+    (r)->q[GID][d][i] = (uint32_t)fpar_global_id(it, d);                       \
+    (r)->q[LID][d][i] = (uint32_t)fpar_local_id(it, d);                        \
+    (r)->q[GRP][d][i] = (uint32_t)fpar_group_id(it, d);                        \
+    (r)->q[LR][d][i] = (uint32_t)fpar_local_range(it, d);                      \
   } while (0)
 
 static inline void ids_record(fpar_item *it, void *args) {
@@ -150,14 +160,14 @@ FPAR_KERNEL(ids_indexed_kernel, it, args) {
   unsigned dims = fpar_work_dim(it);
 
   for (unsigned d = 0; d < dims && d < 3; d++) {
-    r->gid[d][i] = (uint32_t)fpar_global_id(it, d);
-    r->lid[d][i] = (uint32_t)fpar_local_id(it, d);
-    r->grp[d][i] = (uint32_t)fpar_group_id(it, d);
-    r->lr[d][i] = (uint32_t)fpar_local_range(it, d);
+    r->q[GID][d][i] = (uint32_t)fpar_global_id(it, d);
+    r->q[LID][d][i] = (uint32_t)fpar_local_id(it, d);
+    r->q[GRP][d][i] = (uint32_t)fpar_group_id(it, d);
+    r->q[LR][d][i] = (uint32_t)fpar_local_range(it, d);
   }
   for (unsigned d = dims; d < 3; d++) {
-    r->gid[d][i] = r->lid[d][i] = r->grp[d][i] = 0;
-    r->lr[d][i] = 1;
+    r->q[GID][d][i] = r->q[LID][d][i] = r->q[GRP][d][i] = 0;
+    r->q[LR][d][i] = 1;
   }
   r->llin[i] = (uint32_t)fpar_local_linear_id(it);
   r->glin[i] = (uint32_t)fpar_group_linear_id(it);
@@ -168,7 +178,7 @@ FPAR_KERNEL(ids_indexed_kernel, it, args) {
  * choice as work-item 0 saw it (which must divide the global range). */
 static void chosen_local(const shape *s, const ids *r, size_t local[3]) {
   for (unsigned d = 0; d < 3; d++) {
-    local[d] = s->local[0] != 0 ? s->local[d] : r->lr[d][0];
+    local[d] = s->local[0] != 0 ? s->local[d] : r->q[LR][d][0];
     ck_assert_uint_ge(local[d], 1);
     if (s->local[0] == 0)
       ck_assert_uint_eq(s->global[d] % local[d], 0);
@@ -185,9 +195,9 @@ static void ids_verify(const shape *s, const ids *r, const char *what) {
 
     place_of(s, local, idx, &p);
     for (unsigned d = 0; d < 3; d++) {
-      bad |= r->gid[d][idx] != s->offset[d] + p.rel[d];
-      bad |= r->lid[d][idx] != p.lid[d] || r->grp[d][idx] != p.grp[d];
-      bad |= r->lr[d][idx] != p.lr[d];
+      bad |= r->q[GID][d][idx] != s->offset[d] + p.rel[d];
+      bad |= r->q[LID][d][idx] != p.lid[d] || r->q[GRP][d][idx] != p.grp[d];
+      bad |= r->q[LR][d][idx] != p.lr[d];
     }
     bad |= r->llin[idx] != fpar_test_linear(p.lid, p.lr);
     bad |= r->glin[idx] != fpar_test_linear(p.grp, p.groups);
@@ -196,37 +206,35 @@ static void ids_verify(const shape *s, const ids *r, const char *what) {
                    "%zu saw global id (%u,%u,%u), local id (%u,%u,%u), "
                    "group (%u,%u,%u), local linear %u, visits %u",
                    what, s->global[0], s->global[1], s->global[2], local[0],
-                   local[1], local[2], idx, r->gid[0][idx], r->gid[1][idx],
-                   r->gid[2][idx], r->lid[0][idx], r->lid[1][idx],
-                   r->lid[2][idx], r->grp[0][idx], r->grp[1][idx],
-                   r->grp[2][idx], r->llin[idx], r->visits[idx]);
+                   local[1], local[2], idx, r->q[GID][0][idx],
+                   r->q[GID][1][idx], r->q[GID][2][idx], r->q[LID][0][idx],
+                   r->q[LID][1][idx], r->q[LID][2][idx], r->q[GRP][0][idx],
+                   r->q[GRP][1][idx], r->q[GRP][2][idx], r->llin[idx],
+                   r->visits[idx]);
   }
 }
 
-static void run_ids(fpar_queue *q, const shape *s, const fpar_kernel *k) {
+/* Launch k over shape s and check every work-item's ids; with `row`, as
+ * k's function and that runner of version 0.1 instead of k's own runner. */
+static void run_ids(fpar_queue *q, const shape *s, const fpar_kernel *k,
+                    fpar_row_fn row) {
   ids r = ids_alloc(fpar_test_volume(s->global));
   fpar_launch_desc d;
   fpar_event *ev;
 
   shape_desc(s, k, &r, &d);
+  if (k->lanes > 1)
+    d.subgroup_size = 0; /* the lanes */
+  if (row != NULL) {
+    d.def = NULL;
+    d.kernel = k->fn;
+    d.row = row;
+  }
   ck_assert_fpar_ok(fpar_launch(q, &d, &ev));
   fpar_test_wait_ok(ev);
-  ids_verify(s, &r, k->name);
+  ids_verify(s, &r, row != NULL ? "version 0.1 runner" : k->name);
   ids_free(&r);
 }
-
-/* Every shape, with 1 worker and with 2 (loop index: workers - 1). */
-START_TEST(test_ids) {
-  fpar_test_env e;
-
-  fpar_test_env_init(&e, (unsigned)_i + 1);
-  for (size_t i = 0; i < NUM_SHAPES; i++) {
-    run_ids(e.q, &shapes[i], &ids_kernel);
-    run_ids(e.q, &shapes[i], &ids_indexed_kernel);
-  }
-  fpar_test_env_fini(&e);
-}
-END_TEST
 
 /* FPAR_LOCAL_AUTO gives a kernel with a runner whole rows along
  * dimension 0 when the range has two rows per worker, and no rows shorter
@@ -255,11 +263,11 @@ START_TEST(test_auto_local_rows) {
     ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
     fpar_test_wait_ok(ev);
     for (unsigned dim = 0; dim < 3; dim++)
-      ck_assert_msg(r.lr[dim][0] == cases[k].want[dim],
+      ck_assert_msg(r.q[LR][dim][0] == cases[k].want[dim],
                     "global (%zu,%zu,%zu): local range %u in dimension %u, "
                     "expected %zu",
-                    s->global[0], s->global[1], s->global[2], r.lr[dim][0], dim,
-                    cases[k].want[dim]);
+                    s->global[0], s->global[1], s->global[2], r.q[LR][dim][0],
+                    dim, cases[k].want[dim]);
     ids_verify(s, &r, "FPAR_LOCAL_AUTO");
     ids_free(&r);
   }
@@ -514,10 +522,10 @@ FPAR_LANE_KERNEL(ids_lanes, lk, args) {
   fpar_vi32_store(lid, lk->local_id0);
   for (unsigned k = 0; k < lk->active; k++) {
     size_t i = base + k;
-    r->gid[0][i] = (uint32_t)gid[k];
-    r->lid[0][i] = (uint32_t)lid[k];
-    r->grp[0][i] = (uint32_t)fpar_group_id(it, 0);
-    r->lr[0][i] = (uint32_t)fpar_local_range(it, 0);
+    r->q[GID][0][i] = (uint32_t)gid[k];
+    r->q[LID][0][i] = (uint32_t)lid[k];
+    r->q[GRP][0][i] = (uint32_t)fpar_group_id(it, 0);
+    r->q[LR][0][i] = (uint32_t)fpar_local_range(it, 0);
     IDS_RECORD(r, it, i, 1);
     IDS_RECORD(r, it, i, 2);
     r->llin[i] = (uint32_t)fpar_local_linear_id(it) + k;
@@ -525,26 +533,6 @@ FPAR_LANE_KERNEL(ids_lanes, lk, args) {
     r->visits[i] += 1;
   }
 }
-
-START_TEST(test_lane_runner) {
-  fpar_test_env e;
-
-  fpar_test_env_init(&e, 2);
-  for (size_t i = 0; i < NUM_SHAPES; i++) {
-    ids r = ids_alloc(fpar_test_volume(shapes[i].global));
-    fpar_launch_desc d;
-    fpar_event *ev;
-
-    shape_desc(&shapes[i], &ids_lanes, &r, &d);
-    d.subgroup_size = 0; /* the lanes */
-    ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
-    fpar_test_wait_ok(ev);
-    ids_verify(&shapes[i], &r, "ids_lanes");
-    ids_free(&r);
-  }
-  fpar_test_env_fini(&e);
-}
-END_TEST
 
 /* ---- Runners of version 0.1: one row per call ------------------------------
  */
@@ -563,23 +551,18 @@ static void ids_row_v01(fpar_item *fpar_it_, void *fpar_args_,
   }
 }
 
-START_TEST(test_runner_of_version_0_1) {
+/* Every shape in every form (the vectorisable kernel, the one whose item
+ * stays in memory, the lane kernel, a runner of version 0.1), with 1
+ * worker and with 2 (loop index: workers - 1). */
+START_TEST(test_ids) {
   fpar_test_env e;
 
-  fpar_test_env_init(&e, 2);
+  fpar_test_env_init(&e, (unsigned)_i + 1);
   for (size_t i = 0; i < NUM_SHAPES; i++) {
-    ids r = ids_alloc(fpar_test_volume(shapes[i].global));
-    fpar_launch_desc d;
-    fpar_event *ev;
-
-    shape_desc(&shapes[i], &ids_kernel, &r, &d);
-    d.def = NULL;
-    d.kernel = ids_kernel.fn;
-    d.row = ids_row_v01;
-    ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
-    fpar_test_wait_ok(ev);
-    ids_verify(&shapes[i], &r, "version 0.1 runner");
-    ids_free(&r);
+    run_ids(e.q, &shapes[i], &ids_kernel, NULL);
+    run_ids(e.q, &shapes[i], &ids_indexed_kernel, NULL);
+    run_ids(e.q, &shapes[i], &ids_lanes, NULL);
+    run_ids(e.q, &shapes[i], &ids_kernel, ids_row_v01);
   }
   fpar_test_env_fini(&e);
 }
@@ -588,45 +571,18 @@ END_TEST
 /* ---- Scoped and hierarchical item loops -------------------------------------
  */
 
-/* What each logical item saw, by its global linear id. */
-typedef struct s_ids {
-  size_t n;
-  uint32_t *global[3], *local[3], *group_local[3], *physical[3], *visits;
-} s_ids;
-
-static s_ids s_ids_alloc(size_t n) {
-  s_ids r;
-
-  r.n = n;
-  for (unsigned d = 0; d < 3; d++) {
-    r.global[d] = calloc(n, 4);
-    r.local[d] = calloc(n, 4);
-    r.group_local[d] = calloc(n, 4);
-    r.physical[d] = calloc(n, 4);
-    ck_assert(r.global[d] && r.local[d] && r.group_local[d] && r.physical[d]);
-  }
-  r.visits = calloc(n, 4);
-  ck_assert_ptr_nonnull(r.visits);
-  return r;
-}
-
-static void s_ids_free(s_ids *r) {
-  for (unsigned d = 0; d < 3; d++)
-    free(r->global[d]), free(r->local[d]), free(r->group_local[d]),
-        free(r->physical[d]);
-  free(r->visits);
-}
-
 #define S_IDS_RECORD(r, si, i, d)                                              \
   do {                                                                         \
-    (r)->global[d][i] = (uint32_t)fpar_s_item_get_global_id(si, d);            \
-    (r)->local[d][i] = (uint32_t)fpar_s_item_get_innermost_local_id(si, d);    \
-    (r)->group_local[d][i] = (uint32_t)(si)->group_local_id[d];                \
-    (r)->physical[d][i] = (uint32_t)fpar_h_item_get_physical_local_id(si, d);  \
+    (r)->q[S_GLOBAL][d][i] = (uint32_t)fpar_s_item_get_global_id(si, d);       \
+    (r)->q[S_LOCAL][d][i] =                                                    \
+        (uint32_t)fpar_s_item_get_innermost_local_id(si, d);                   \
+    (r)->q[S_GROUP_LOCAL][d][i] = (uint32_t)(si)->group_local_id[d];           \
+    (r)->q[S_PHYSICAL][d][i] =                                                 \
+        (uint32_t)fpar_h_item_get_physical_local_id(si, d);                    \
   } while (0)
 
 static inline void s_ids_item(const fpar_s_item *si, void *ctx) {
-  const s_ids *r = ctx;
+  const ids *r = ctx;
   size_t i = fpar_s_item_get_global_linear_id(si);
 
   S_IDS_RECORD(r, si, i, 0);
@@ -653,7 +609,7 @@ static void s_ids_group(fpar_group *g, void *ctx) {
  * `visits` times, global ids in plain C; local ids within the group, or
  * (sub != 0) within sub-groups of `sub` items along dimension 0; physical
  * ids the local ids when `physical`, else 0. */
-static void s_ids_verify(const s_ids *r, const size_t groups[3],
+static void s_ids_verify(const ids *r, const size_t groups[3],
                          const size_t size[3], size_t sub, int physical,
                          unsigned visits) {
   size_t global[3] = {groups[0] * size[0], groups[1] * size[1],
@@ -668,40 +624,65 @@ static void s_ids_verify(const s_ids *r, const size_t groups[3],
       size_t gl = id[d] % size[d];
       size_t lo = sub == 0 ? gl : d == 0 ? gl % sub : 0;
 
-      bad |= r->global[d][idx] != id[d] || r->group_local[d][idx] != gl;
-      bad |= r->local[d][idx] != lo;
-      bad |= r->physical[d][idx] != (physical ? gl : 0);
+      bad |=
+          r->q[S_GLOBAL][d][idx] != id[d] || r->q[S_GROUP_LOCAL][d][idx] != gl;
+      bad |= r->q[S_LOCAL][d][idx] != lo;
+      bad |= r->q[S_PHYSICAL][d][idx] != (physical ? gl : 0);
     }
     if (bad)
       ck_abort_msg("item %zu (global %zu,%zu,%zu): saw global (%u,%u,%u) "
                    "local (%u,%u,%u) physical (%u,%u,%u), visits %u",
-                   idx, id[0], id[1], id[2], r->global[0][idx],
-                   r->global[1][idx], r->global[2][idx], r->local[0][idx],
-                   r->local[1][idx], r->local[2][idx], r->physical[0][idx],
-                   r->physical[1][idx], r->physical[2][idx], r->visits[idx]);
+                   idx, id[0], id[1], id[2], r->q[S_GLOBAL][0][idx],
+                   r->q[S_GLOBAL][1][idx], r->q[S_GLOBAL][2][idx],
+                   r->q[S_LOCAL][0][idx], r->q[S_LOCAL][1][idx],
+                   r->q[S_LOCAL][2][idx], r->q[S_PHYSICAL][0][idx],
+                   r->q[S_PHYSICAL][1][idx], r->q[S_PHYSICAL][2][idx],
+                   r->visits[idx]);
   }
 }
 
+/* Shapes of scoped and hierarchical launches: `groups` groups of `size`
+ * items (the last two with rows W does not divide). */
+typedef struct s_shape {
+  unsigned dims;
+  size_t groups[3], size[3];
+} s_shape;
+
+static const s_shape s_shapes[] = {
+    {1, {3, 1, 1}, {40, 1, 1}}, {2, {2, 3, 1}, {16, 5, 1}},
+    {3, {2, 2, 2}, {8, 3, 4}},  {2, {2, 3, 1}, {19, 5, 1}},
+    {3, {2, 2, 2}, {13, 3, 4}},
+};
+#define NUM_S_SHAPES (sizeof s_shapes / sizeof s_shapes[0])
+
+/* fpar_parallel() or fpar_parallel_for_work_group(). */
+typedef int (*s_launch_fn)(fpar_queue *q, fpar_range num_groups,
+                           fpar_range group_size, fpar_group_fn fn, void *args,
+                           fpar_event **ev);
+
+/* Launch fn over shape s with args, which fill *r, and check *r (see
+ * s_ids_verify()). */
+static void s_run(fpar_queue *q, const s_shape *s, s_launch_fn launch,
+                  fpar_group_fn fn, void *args, ids *r, size_t sub,
+                  int physical, unsigned visits) {
+  fpar_event *ev;
+
+  *r = ids_alloc(fpar_test_volume(s->groups) * fpar_test_volume(s->size));
+  ck_assert_fpar_ok(launch(q, range_of(s->dims, s->groups),
+                           range_of(s->dims, s->size), fn, args, &ev));
+  fpar_test_wait_ok(ev);
+  s_ids_verify(r, s->groups, s->size, sub, physical, visits);
+  ids_free(r);
+}
+
 START_TEST(test_scoped_rows) {
-  static const size_t groups[][3] = {{3, 1, 1}, {2, 3, 1}, {2, 2, 2}};
-  static const size_t sizes[][3] = {{40, 1, 1}, {16, 5, 1}, {8, 3, 4}};
-  static const unsigned dims[] = {1, 2, 3};
   fpar_test_env e;
+  ids r;
 
   fpar_test_env_init_subgroup(&e, 2, 8);
-  for (unsigned k = 0; k < 3; k++) {
-    s_ids r =
-        s_ids_alloc(fpar_test_volume(groups[k]) * fpar_test_volume(sizes[k]));
-    fpar_event *ev;
-
-    ck_assert_fpar_ok(fpar_parallel(e.q, range_of(dims[k], groups[k]),
-                                    range_of(dims[k], sizes[k]), s_ids_group,
-                                    &r, &ev));
-    fpar_test_wait_ok(ev);
-    /* Each item ran twice, last in a sub-group of 8 along dimension 0. */
-    s_ids_verify(&r, groups[k], sizes[k], 8, 0, 2);
-    s_ids_free(&r);
-  }
+  /* Each item runs twice, last in a sub-group of 8 along dimension 0. */
+  for (unsigned k = 0; k < 3; k++)
+    s_run(e.q, &s_shapes[k], fpar_parallel, s_ids_group, &r, &r, 8, 0, 2);
   fpar_test_env_fini(&e);
 }
 END_TEST
@@ -710,7 +691,7 @@ END_TEST
  * dimension, and private memory keeps one object per physical work-item
  * from one parallel_for_work_item to the next. */
 typedef struct h_args {
-  s_ids *r;
+  ids *r;
   fpar_private_memory *pm;
   atomic_uint bad;
 } h_args;
@@ -742,25 +723,16 @@ static void h_group(fpar_group *g, void *args) {
 }
 
 START_TEST(test_hierarchical_rows_physical_ids) {
-  static const size_t groups[][3] = {{3, 1, 1}, {2, 3, 1}, {2, 2, 2}};
-  static const size_t sizes[][3] = {{40, 1, 1}, {16, 5, 1}, {8, 3, 4}};
-  static const unsigned dims[] = {1, 2, 3};
   fpar_test_env e;
+  ids r;
 
   fpar_test_env_init(&e, 2);
-  for (unsigned k = 0; k < 3; k++) {
-    s_ids r =
-        s_ids_alloc(fpar_test_volume(groups[k]) * fpar_test_volume(sizes[k]));
+  for (unsigned k = 0; k < NUM_S_SHAPES; k++) {
     h_args a = {&r, NULL, 0};
-    fpar_event *ev;
 
-    ck_assert_fpar_ok(fpar_parallel_for_work_group(
-        e.q, range_of(dims[k], groups[k]), range_of(dims[k], sizes[k]), h_group,
-        &a, &ev));
-    fpar_test_wait_ok(ev);
+    s_run(e.q, &s_shapes[k], fpar_parallel_for_work_group, h_group, &a, &r, 0,
+          1, 1);
     ck_assert_uint_eq(atomic_load(&a.bad), 0);
-    s_ids_verify(&r, groups[k], sizes[k], 0, 1, 1);
-    s_ids_free(&r);
   }
   fpar_test_env_fini(&e);
 }
@@ -769,7 +741,7 @@ END_TEST
 /* FPAR_DEFINE_LANES_ROW over 2-D and 3-D scoped groups: every item once,
  * in blocks of W along dimension 0, the last of each row masked. */
 static inline void lanes_block(const fpar_lane_block *b, void *ctx) {
-  const s_ids *r = ctx;
+  const ids *r = ctx;
   int32_t gid[FPAR_SIMD_WIDTH];
   uint32_t on = (uint32_t)fpar_vmask_count(b->mask);
 
@@ -796,24 +768,12 @@ static void lanes_group(fpar_group *g, void *ctx) {
 }
 
 START_TEST(test_scoped_lanes_rows) {
-  static const size_t groups[][3] = {{2, 3, 1}, {2, 2, 2}};
-  static const size_t sizes[][3] = {{19, 5, 1}, {13, 3, 4}};
-  static const unsigned dims[] = {2, 3};
   fpar_test_env e;
+  ids r;
 
   fpar_test_env_init(&e, 2);
-  for (unsigned k = 0; k < 2; k++) {
-    s_ids r =
-        s_ids_alloc(fpar_test_volume(groups[k]) * fpar_test_volume(sizes[k]));
-    fpar_event *ev;
-
-    ck_assert_fpar_ok(fpar_parallel(e.q, range_of(dims[k], groups[k]),
-                                    range_of(dims[k], sizes[k]), lanes_group,
-                                    &r, &ev));
-    fpar_test_wait_ok(ev);
-    s_ids_verify(&r, groups[k], sizes[k], 0, 0, 1);
-    s_ids_free(&r);
-  }
+  for (unsigned k = 0; k < NUM_S_SHAPES; k++)
+    s_run(e.q, &s_shapes[k], fpar_parallel, lanes_group, &r, &r, 0, 0, 1);
   fpar_test_env_fini(&e);
 }
 END_TEST
@@ -821,76 +781,38 @@ END_TEST
 /* ---- Results of vectorised loops, bit for bit ------------------------------
  */
 
-/* Two grids of sx * sy * sz floats, the range their interior. */
-typedef struct grid_args {
-  const float *in;
-  float *out;
-  uint32_t *u;
-  size_t sx, sxy;
-} grid_args;
-
-static inline void lcg8_at(const grid_args *a, size_t i) {
-  uint32_t x = (uint32_t)i;
-
-  for (int k = 0; k < 8; k++)
-    x = x * 1664525u + 1013904223u;
-  a->u[i] = x;
-}
-
-static inline void rec64_at(const grid_args *a, size_t i) {
-  float x = a->in[i];
-
-  for (int k = 0; k < 64; k++)
-    x = x * 0.999f + 0.5f;
-  a->out[i] = x;
-}
-
-static inline void jacobi_at(const grid_args *a, size_t x, size_t y) {
-  size_t i = (x + 1) + a->sx * (y + 1);
-  const float *c = a->in + i;
-
-  a->out[i] = 0.25f * (c[-1] + c[1] + c[-a->sx] + c[a->sx]);
-}
-
-static inline void st7_at(const grid_args *a, size_t x, size_t y, size_t z) {
-  size_t sx = a->sx, sxy = a->sxy;
-  size_t i = (x + 1) + sx * (y + 1) + sxy * (z + 1);
-  const float *c = a->in + i;
-
-  a->out[i] =
-      0.4f * c[0] + 0.1f * (c[-1] + c[1] + c[-sx] + c[sx] + c[-sxy] + c[sxy]);
-}
-
+/* The bodies of examples/rows_bench (examples/rows_kernels.h): two grids
+ * of floats whose interior is the range, or a 1-D output. */
 FPAR_KERNEL(lcg8_kernel, it, args) {
-  lcg8_at(args, fpar_global_id(it, 0));
+  rb_lcg8(args, fpar_global_id(it, 0));
 }
 
 FPAR_KERNEL(rec64_kernel, it, args) {
-  rec64_at(args, fpar_global_id(it, 0));
+  rb_rec64(args, fpar_global_id(it, 0));
 }
 
 FPAR_KERNEL(jacobi_kernel, it, args) {
-  jacobi_at(args, fpar_global_id(it, 0), fpar_global_id(it, 1));
+  rb_jacobi(args, fpar_global_id(it, 0), fpar_global_id(it, 1));
 }
 
 FPAR_KERNEL(st7_kernel, it, args) {
-  st7_at(args, fpar_global_id(it, 0), fpar_global_id(it, 1),
+  rb_st7(args, fpar_global_id(it, 0), fpar_global_id(it, 1),
          fpar_global_id(it, 2));
 }
 
 /* The same in plain C. */
-static void grid_reference(unsigned c, const grid_args *a, const size_t n[3]) {
+static void grid_reference(unsigned c, const rb_args *a, const size_t n[3]) {
   for (size_t z = 0; z < n[2]; z++)
     for (size_t y = 0; y < n[1]; y++)
       for (size_t x = 0; x < n[0]; x++) {
         if (c == 0)
-          lcg8_at(a, x);
+          rb_lcg8(a, x);
         else if (c == 1)
-          rec64_at(a, x);
+          rb_rec64(a, x);
         else if (c == 2)
-          jacobi_at(a, x, y);
+          rb_jacobi(a, x, y);
         else
-          st7_at(a, x, y, z);
+          rb_st7(a, x, y, z);
       }
 }
 
@@ -913,8 +835,8 @@ START_TEST(test_vectorised_results) {
     float *in = malloc(cells * 4), *out = calloc(cells, 4),
           *want = calloc(cells, 4);
     uint32_t *u = calloc(cells, 4), *uwant = calloc(cells, 4);
-    grid_args a = {in, want, uwant, sizes[c][0] + 2,
-                   (sizes[c][0] + 2) * (sizes[c][1] + 2)};
+    rb_args a = {in, want, uwant, sizes[c][0] + 2,
+                 (sizes[c][0] + 2) * (sizes[c][1] + 2)};
 
     ck_assert(in && out && want && u && uwant);
     for (size_t i = 0; i < cells; i++)
@@ -958,8 +880,6 @@ static Suite *rows_suite(void) {
   tcase_add_test(tc, test_atomics_and_local_memory);
   tcase_add_test(tc, test_barrier_groups_beside_runner_groups);
   tcase_add_test(tc, test_faults_in_runner_name_the_work_item);
-  tcase_add_test(tc, test_lane_runner);
-  tcase_add_test(tc, test_runner_of_version_0_1);
   tcase_add_loop_test(tc, test_vectorised_results, 0, 2);
   suite_add_tcase(s, tc);
 
