@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "bench_util.h"
+#include "benchmark/bench_util.h"
 #include "example.h"
 #include "phase_kernels.h"
 

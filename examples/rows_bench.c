@@ -33,7 +33,7 @@
 #include <omp.h>
 #endif
 
-#include "bench_util.h"
+#include "benchmark/bench_util.h"
 #include "rows_kernels.h"
 
 /* The range of each case: 1-D items, or the interior of a grid; `small`

@@ -75,6 +75,20 @@
  * fpar_queue_wait(), fpar_queue_destroy()) returns FPAR_EDEADLOCK at once.
  * Waiting for another runtime's work works, and blocks the worker.
  *
+ * Environment: the FIBERPAR_* variables (FIBERPAR_NUM_THREADS and the
+ * others named at the fields of fpar_runtime_opts, FIBERPAR_TRACE,
+ * FIBERPAR_PHASE; see docs/environment.md) and the MPI launchers'
+ * local-rank variables override the program's options.  In
+ * secure-execution mode (a setuid or setgid program, or one with file
+ * capabilities: the kernel's AT_SECURE, or issetugid() where there is no
+ * such flag) the library reads no environment variable at all: they are
+ * ignored exactly as if the environment were empty, so the program's own
+ * fpar_runtime_opts and the defaults apply and no trace is written, and
+ * the library prints nothing about it unless the program's own options
+ * ask for FPAR_DISPLAY_ALL.  In that mode it also removes the HWLOC_*
+ * variables, which hwloc would obey, from the process's environment when
+ * it is loaded.  docs/security.md has the whole threat model.
+ *
  * This header includes no dependency headers; <fiberpar/uv.h> ties events
  * to a libuv loop.
  */
@@ -287,7 +301,10 @@ typedef enum fpar_fpenv {
 } fpar_fpenv;
 
 /** Runtime options.  Zero fields mean "default".  Environment variables,
- *  when set, take precedence over these fields. */
+ *  when set, take precedence over these fields, except in
+ *  secure-execution mode (setuid, setgid, file capabilities), where the
+ *  library ignores them all and these fields and the defaults apply (see
+ *  the file's description). */
 typedef struct fpar_runtime_opts {
   /** sizeof(fpar_runtime_opts) in the caller's build, set by
    *  fpar_runtime_opts_init(): fields added by later versions of the
@@ -413,7 +430,7 @@ FPAR_EXTERN size_t fpar_runtime_max_group_size(const fpar_runtime *rt);
 /**
  * \brief The CPUs the runtime's workers may use: the process's allowed CPU
  *        set (its binding), or this local rank's share of it (see
- *        FIBERPAR_PIN in the README).
+ *        FIBERPAR_PIN in docs/placement.md).
  * \param rt the runtime.
  * \param buf receives an OS CPU list such as "0-3,8", NUL-terminated.
  * \param size bytes at buf.

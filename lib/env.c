@@ -1,12 +1,49 @@
 /* SPDX-License-Identifier: MIT */
-/* env.c - FIBERPAR_* environment variables (see env.h). */
+/* env.c - the environment the library obeys (see env.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "lib/env.h"
-#include "sched/error.h"
+#include "sched/base/error.h"
+
+/* POSIX has the program declare it (glibc's <unistd.h> does with
+ * _GNU_SOURCE, the BSDs' does not). */
+extern char **environ;
+
+/* Every read of the environment: nothing in secure-execution mode, where
+ * the environment is the caller's, not the program's. */
+static const char *fpar__env_get(const char *name) {
+  return fpar__env_secure() ? NULL : getenv(name);
+}
+
+/* hwloc reads its HWLOC_* variables with plain getenv(), also in a
+ * privileged process: HWLOC_PLUGINS_PATH names a folder whose libraries
+ * it loads, HWLOC_XMLFILE a file it reads (and quotes on stderr when it
+ * does not parse).  In secure-execution mode they are removed when the
+ * library is loaded, before it makes any topology, as the dynamic loader
+ * removes LD_PRELOAD. */
+__attribute__((constructor)) static void fpar__env_remove_hwloc(void) {
+  size_t i = 0;
+
+  if (!fpar__env_secure())
+    return;
+  while (environ != NULL && environ[i] != NULL) {
+    const char *s = environ[i], *eq = strchr(s, '=');
+    char *name;
+    if (strncmp(s, "HWLOC_", 6) != 0 || eq == NULL ||
+        (name = strndup(s, (size_t)(eq - s))) == NULL) {
+      i++;
+      continue;
+    }
+    unsetenv(name);
+    free(name);
+    if (environ[i] == s) /* not removed: go on rather than loop */
+      i++;
+  }
+}
 
 /* Parse "123", "64K", "2M", "1G" (powers of 1024, case-insensitive). */
 static int fpar__parse_size(const char *s, size_t *out) {
@@ -48,7 +85,7 @@ static int fpar__parse_size(const char *s, size_t *out) {
 }
 
 int fpar__env_size(const char *name, size_t min, size_t max, size_t *out) {
-  const char *s = getenv(name);
+  const char *s = fpar__env_get(name);
   size_t v;
 
   if (s == NULL || *s == '\0')
@@ -64,7 +101,7 @@ int fpar__env_size(const char *name, size_t min, size_t max, size_t *out) {
 
 int fpar__env_unsigned(const char *name, unsigned min, unsigned max,
                        unsigned *out) {
-  const char *s = getenv(name);
+  const char *s = fpar__env_get(name);
   unsigned long v;
   char *end;
 
@@ -85,7 +122,7 @@ int fpar__env_unsigned(const char *name, unsigned min, unsigned max,
 static int fpar__env_keyword(const char *name, const char *const *words,
                              const int *values, unsigned n, const char *also,
                              int *out) {
-  const char *s = getenv(name);
+  const char *s = fpar__env_get(name);
   char expected[128] = "";
   size_t used = 0;
   unsigned k;
@@ -112,7 +149,7 @@ int fpar__env_pin(const char *name, fpar_pin *pin, const char **places) {
   static const char *const words[] = {"core", "pu", "numa", "none"};
   static const int values[] = {FPAR_PIN_CORE, FPAR_PIN_PU, FPAR_PIN_NUMA,
                                FPAR_PIN_NONE};
-  const char *s = getenv(name);
+  const char *s = fpar__env_get(name);
   int v, err;
 
   if (s == NULL || *s == '\0')
@@ -163,7 +200,7 @@ static const char *const fpar__local_rank_vars[][2] = {
 
 /* A plain decimal number, else -1. */
 static long fpar__env_count(const char *name) {
-  const char *s = getenv(name);
+  const char *s = fpar__env_get(name);
   char *end;
   long v;
 
@@ -207,7 +244,7 @@ int fpar__env_phase(const char *name, fpar_phase_mode *out) {
 }
 
 void fpar__env_path(const char *name, const char **out) {
-  const char *s = getenv(name);
+  const char *s = fpar__env_get(name);
 
   if (s != NULL && *s != '\0')
     *out = s;

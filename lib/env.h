@@ -1,11 +1,28 @@
 /* SPDX-License-Identifier: MIT */
-/* env.h - reading FIBERPAR_* environment variables. */
+/* env.h - reading FIBERPAR_* environment variables.
+ *
+ * Every read of the environment by the library goes through these
+ * readers.  In secure-execution mode (fpar__env_secure()) they read
+ * nothing: each behaves as if its variable were unset, so that the
+ * program's own options and the defaults apply as with an empty
+ * environment, and no caller of a privileged program decides what it
+ * writes, where it runs or what it prints.  In that mode the HWLOC_*
+ * variables are removed from the process's environment when the library
+ * is loaded, since hwloc would obey them (it loads plugins from
+ * HWLOC_PLUGINS_PATH).
+ */
 #ifndef FPAR_LIB_ENV_H
 #define FPAR_LIB_ENV_H
 
 #include <stddef.h>
 
 #include "fiberpar.h"
+
+/* Whether the process runs in secure-execution mode: started setuid or
+ * setgid, or with file capabilities.  The file that implements it is
+ * chosen per system in Makefile.am (env_secure_auxv.c,
+ * env_secure_issetugid.c). */
+int fpar__env_secure(void);
 
 /* Each reader leaves *out untouched when the variable is unset or empty,
  * and returns 0, or FPAR_EENV (with fpar_last_error naming the variable

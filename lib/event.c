@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "lib/internal.h"
-#include "sched/error.h"
+#include "sched/base/error.h"
 
 static int fpar__event_done(const void *arg) {
   const fpar_event *ev = arg;

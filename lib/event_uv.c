@@ -2,7 +2,7 @@
 /* event_uv.c - completion of a launch wakes a libuv loop (<fiberpar/uv.h>). */
 #include "fiberpar/uv.h"
 #include "lib/internal.h"
-#include "sched/error.h"
+#include "sched/base/error.h"
 
 /* Marks a launch whose completion has passed the notification point. */
 static char fpar__uv_done_mark;

@@ -6,7 +6,7 @@
 #include <stdatomic.h>
 
 #include "fiberpar.h"
-#include "sched/sched.h"
+#include "sched/exec/sched.h"
 
 struct fpar_runtime {
   fpar__sched *sched;
@@ -35,10 +35,6 @@ int fpar__runtime_usable(const fpar_runtime *rt, const char *fn);
 /* Turn a failed fpar__sched_wait() into fn's error: the message says why
  * waiting for `what` (e.g. "launch 'x'") was refused. */
 int fpar__wait_refused(int err, const char *fn, const char *what);
-
-/* Print the runtime's version, workers and knobs to stderr when its
- * display is FPAR_DISPLAY_ALL (FIBERPAR_DISPLAY=1). */
-void fpar__runtime_display(const fpar_runtime *rt);
 
 /* Called on the completing worker (see lib/event_uv.c). */
 void fpar__uv_launch_complete(fpar__launch *l);

@@ -7,9 +7,9 @@
 #include "lib/internal.h"
 #include "lib/range.h"
 #include "lib/sized.h"
-#include "sched/arena.h"
-#include "sched/error.h"
-#include "sched/phase.h"
+#include "sched/base/error.h"
+#include "sched/group/arena.h"
+#include "sched/group/phase.h"
 
 /* Copy as much of src as fits (snprintf costs a tenth of an empty
  * launch). */

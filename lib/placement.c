@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* placement.c - where a runtime's workers run: its CPU set, each worker's
  * CPUs and NUMA node, oversubscription (the public queries over
- * sched/topo.h). */
+ * sched/machine/topo.h). */
 #include "lib/internal.h"
-#include "sched/error.h"
-#include "sched/topo.h"
+#include "sched/base/error.h"
+#include "sched/machine/topo.h"
 
 /* Copy the CPU list of a worker (-1: the runtime's set) into buf, or fail
  * naming the size it needs. */

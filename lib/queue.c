@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "lib/internal.h"
-#include "sched/error.h"
+#include "sched/base/error.h"
 
 int fpar_queue_create(fpar_runtime *rt, unsigned flags, fpar_queue **out) {
   fpar_queue *q;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* range.c - range checks and the runtime's choice of work-group size. */
 #include "lib/range.h"
-#include "sched/error.h"
+#include "sched/base/error.h"
 
 size_t fpar__range_volume(const fpar_range *r) {
   return r->size[0] * r->size[1] * r->size[2];

@@ -4,11 +4,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fiberpar/simd.h"
 #include "lib/env.h"
 #include "lib/internal.h"
 #include "lib/sized.h"
-#include "sched/error.h"
-#include "sched/stack.h"
+#include "sched/base/error.h"
+#include "sched/diag/display.h"
+#include "sched/fiber/stack.h"
 #include "simd/cpu.h"
 
 #define FPAR__KIB ((size_t)1024)
@@ -106,6 +108,7 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
   fpar__env_local_rank(&cfg->local_rank, &cfg->local_ranks);
   cfg->trace_path = NULL;
   fpar__env_path("FIBERPAR_TRACE", &cfg->trace_path);
+  cfg->secure = fpar__env_secure();
   cfg->stack_size = (cfg->stack_size + page - 1) / page * page;
   if (cfg->fpenv == FPAR_FPENV_DEFAULT)
     cfg->fpenv = FPAR_FPENV_SHARED;
@@ -133,7 +136,7 @@ int fpar_runtime_create(fpar_runtime **out, const fpar_runtime_opts *given) {
   }
   rt->cfg.num_threads = fpar__sched_num_workers(rt->sched);
   atomic_init(&rt->queues, 0);
-  fpar__runtime_display(rt);
+  fpar__display_runtime(&rt->cfg, fpar_math_isa(), fpar_math_lanes());
   *out = rt;
   return 0;
 }

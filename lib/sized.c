@@ -4,7 +4,7 @@
 
 #include "fiberpar.h"
 #include "lib/sized.h"
-#include "sched/error.h"
+#include "sched/base/error.h"
 
 int fpar__copy_sized(void *dst, size_t dst_size, const void *src,
                      const char *what) {

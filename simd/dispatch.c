@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "sched/error.h"
+#include "sched/base/error.h"
 #include "simd/cpu.h"
 #include "simd/vmath.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_context.c - the internal context switch (sched/context.h) on its
+/* test_context.c - the internal context switch (sched/fiber/context.h) on its
  * own, without workers or kernels.
  *
  * This program is compiled with the hand-written x86-64 switch when the
@@ -19,7 +19,7 @@
 #include <xmmintrin.h>
 #endif
 
-#include "sched/context.h"
+#include "sched/fiber/context.h"
 #include "testutil.h"
 
 #define TEST_STACK_SIZE (64 * 1024)

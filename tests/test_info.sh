@@ -5,7 +5,7 @@
 # can be created or an argument is unknown.
 set -u
 : "${top_builddir:=.}"
-info="$top_builddir/lib/fiberpar-info"
+info="$top_builddir/tools/fiberpar-info"
 out="${TMPDIR:-/tmp}/fpar_info_$$.out"
 err="${TMPDIR:-/tmp}/fpar_info_$$.err"
 trap 'rm -f "$out" "$err"' EXIT

@@ -9,9 +9,9 @@ fail=0
 [ -f "$src/LICENSE" ] || { echo "FAIL: no LICENSE"; fail=1; }
 for f in "$src"/configure.ac "$src"/Makefile.am "$src"/fiberpar.pc.in \
   "$src"/Doxyfile.in \
-  $(find "$src/lib" "$src/sched" "$src/simd" "$src/include" "$src/tests" \
-    "$src/examples" "$src/m4" "$src/cmake" -type f \( -name '*.[chS]' \
-    -o -name '*.cpp' -o -name '*.sh' -o -name 'fpar_*.m4' \
+  $(find "$src/lib" "$src/sched" "$src/simd" "$src/tools" "$src/include" \
+    "$src/tests" "$src/examples" "$src/m4" "$src/cmake" -type f \
+    \( -name '*.[chS]' -o -name '*.cpp' -o -name '*.sh' -o -name 'fpar_*.m4' \
     -o -name '*.cmake.in' -o -name CMakeLists.txt \) 2>/dev/null) \
   $(find "$src/docs" -type f -name '*.md' 2>/dev/null); do
   head -n 3 "$f" | grep -q 'SPDX-License-Identifier: MIT' ||

@@ -52,25 +52,47 @@
                   fpar_last_error());                                          \
   } while (0)
 
+/* Standard error sent to a temporary file from fpar_test_stderr_begin()
+ * to fpar_test_stderr_end(), which gives what was written. */
+typedef struct fpar_test_stderr {
+  FILE *f;
+  int saved;
+} fpar_test_stderr;
+
+static inline void fpar_test_stderr_begin(fpar_test_stderr *c) {
+  c->f = tmpfile();
+  ck_assert_ptr_nonnull(c->f);
+  fflush(stderr);
+  c->saved = dup(2);
+  ck_assert_int_ge(c->saved, 0);
+  dup2(fileno(c->f), 2);
+}
+
+/* Restore stderr and copy what it got into out (size bytes,
+ * NUL-terminated). */
+static inline void fpar_test_stderr_end(fpar_test_stderr *c, char *out,
+                                        size_t size) {
+  size_t n;
+
+  fflush(stderr);
+  dup2(c->saved, 2);
+  close(c->saved);
+  rewind(c->f);
+  n = fread(out, 1, size - 1, c->f);
+  out[n] = '\0';
+  fclose(c->f);
+}
+
 /* fpar_runtime_create(rt, NULL) with what it prints on stderr captured
  * into out (size bytes, NUL-terminated). */
 static inline int fpar_test_create_captured(fpar_runtime **rt, char *out,
                                             size_t size) {
-  FILE *f = tmpfile();
-  int saved = dup(2), err;
-  size_t n;
+  fpar_test_stderr c;
+  int err;
 
-  ck_assert_ptr_nonnull(f);
-  fflush(stderr);
-  dup2(fileno(f), 2);
+  fpar_test_stderr_begin(&c);
   err = fpar_runtime_create(rt, NULL);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  rewind(f);
-  n = fread(out, 1, size - 1, f);
-  out[n] = '\0';
-  fclose(f);
+  fpar_test_stderr_end(&c, out, size);
   return err;
 }
 

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/* launch_record.h - what the scheduler executes: one submitted launch.
+ *
+ * An event is the launch it completes, so struct fpar_event is defined
+ * here.  A launch is reference counted: one reference for the scheduler
+ * from submission to completion, one for the user's event handle, and one
+ * for each worker while it takes work-groups from it.
+ */
+#ifndef FPAR_SCHED_BASE_LAUNCH_RECORD_H
+#define FPAR_SCHED_BASE_LAUNCH_RECORD_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "fiberpar.h"
+
+#define FPAR__NAME_MAX 64
+
+/* A launch's status before it has a result (0 or a negative code). */
+#define FPAR__LAUNCH_QUEUED 2
+#define FPAR__LAUNCH_RUNNING 1
+
+/* Work-groups are handed to workers in contiguous chunks; a worker takes
+ * groups from the front of its own chunk, then steals from the others'. */
+typedef struct fpar__chunk {
+  alignas(64) atomic_size_t next;
+  size_t end;
+} fpar__chunk;
+
+typedef struct fpar_event fpar__launch;
+struct fpar__worker;
+
+/* The programming model of a launch. */
+typedef enum fpar__model {
+  FPAR__ND_RANGE,     /* kernel per work-item, fibers at barriers */
+  FPAR__SCOPED,       /* group function, one physical work-item */
+  FPAR__HIERARCHICAL, /* group function, physical work-items are loops */
+  FPAR__PHASE         /* phase kernel run as one loop per phase */
+} fpar__model;
+
+/* What to run: built by the API layer (lib/launch.c) before submission,
+ * read-only after. */
+typedef struct fpar__launch_spec {
+  fpar__model model;
+  fpar_group_fn group_fn;  /* scoped and hierarchical launches */
+  size_t physical_size[3]; /* hierarchical: physical work-items per group */
+  unsigned subgroup_size;  /* scoped: items per sub-group */
+  fpar_kernel_fn kernel;
+  fpar_row_fn row;     /* NULL: work-items of barrier-free groups one by one */
+  unsigned lanes;      /* > 1: lane kernel, one call per sub-group of lanes */
+  size_t group_fibers; /* calls (and fibers) per group: work-items, or
+                          sub-groups of a lane kernel */
+  int nonuniform;      /* some dimension ends with a smaller group */
+  /* FPAR__PHASE: runs one work group (sched/group/phase.c), set by the API
+   * layer so that the scheduler need not know phase kernels. */
+  void (*run_group)(struct fpar__worker *w, size_t linear);
+  fpar_phase_rows_fn phase_rows;  /* FPAR__PHASE: one phase of a row */
+  size_t state_size, state_align; /* FPAR__PHASE: each call's state */
+  size_t local_size, local_align; /* FPAR__PHASE: the group's local struct */
+  const char *phase_file;         /* FPAR__PHASE: file of the barriers */
+  int phase_debug;                /* FPAR__PHASE: poison the states */
+  int subgroup_ops; /* an nd_range kernel of one work-item per call, not
+                       a phase kernel: it may use sub-group operations */
+  void *args;
+  fpar_nd_geometry geo;
+  size_t group_size; /* work-items per group */
+  size_t num_groups;
+  unsigned num_local_buffers;
+  size_t local_buffer_bytes[FPAR_MAX_LOCAL_BUFFERS];
+  size_t local_buffer_align[FPAR_MAX_LOCAL_BUFFERS];
+  char name[FPAR__NAME_MAX];
+} fpar__launch_spec;
+
+/* The API layer's part of a launch.  The engine only calls complete(), on
+ * the completing worker after the status is final and before waiters
+ * wake; the rest is the API layer's own. */
+typedef struct fpar__launch_hooks {
+  void (*complete)(fpar__launch *l);
+  void *queue;              /* the queue it was submitted to */
+  _Atomic(void *) uv_async; /* uv_async_t to signal on completion */
+} fpar__launch_hooks;
+
+struct fpar_event {
+  fpar__launch_spec spec;
+  fpar__launch_hooks hooks;
+  struct fpar__sched *sched; /* the scheduler that runs it */
+  uint64_t seq;              /* submission order, set by the scheduler */
+  fpar__launch *next;        /* scheduler FIFO */
+
+  /* Execution state. */
+  atomic_int status; /* FPAR__LAUNCH_QUEUED, _RUNNING, then the result: 0
+                        or the fault's negative code */
+  atomic_int failed; /* a group faulted; later groups are skipped */
+  int fault_code;    /* set by the failed-flag winner */
+  char *error;       /* its message */
+  atomic_int refs;
+  atomic_size_t groups_done;
+  uint64_t submit_ns, start_ns, end_ns;
+  unsigned num_chunks;
+  fpar__chunk chunks[];
+};
+
+/* A launch of spec (copied) with one chunk per worker and one reference,
+ * or NULL without memory. */
+fpar__launch *fpar__launch_create(const fpar__launch_spec *spec,
+                                  unsigned num_workers);
+void fpar__launch_ref(fpar__launch *l);
+void fpar__launch_unref(fpar__launch *l);
+
+/* Record the first fault of a launch (later ones are dropped).  message is
+ * copied. */
+void fpar__launch_fail(fpar__launch *l, int code, const char *message);
+
+/* The 3-D id of the launch's group with linear id `linear`. */
+static inline void fpar__group_id(const fpar__launch *l, size_t linear,
+                                  size_t id[3]) {
+  const size_t *r = l->spec.geo.group_range;
+
+  id[0] = linear % r[0];
+  id[1] = linear / r[0] % r[1];
+  id[2] = linear / r[0] / r[1];
+}
+
+/* Kernel calls (and fibers) of a group of local range lr: a lane kernel
+ * runs once per sub-group of `lanes` work-items along dimension 0, the
+ * last one of a row masked. */
+static inline size_t fpar__group_calls(const size_t lr[3], unsigned lanes) {
+  return (lr[0] + lanes - 1) / lanes * lr[1] * lr[2];
+}
+
+#endif

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* sched.h - the scheduler as the API layer sees it: a set of pinned
+ * workers that execute submitted launches in submission order. */
+/* Room exec of sched/ (docs/layout.md): the worker threads, the launch
+ * FIFO, the runner fiber, a worker's life.  The rooms, in the order they
+ * may include one another: base, machine, fiber, group, diag, exec; a room
+ * includes its own headers and those of the rooms before it, never one
+ * after it (tests/test_layout.sh checks).  exec includes base, machine,
+ * fiber, group and diag; lib/ includes it. */
+#ifndef FPAR_SCHED_EXEC_SCHED_H
+#define FPAR_SCHED_EXEC_SCHED_H
+
+#include <stddef.h>
+
+#include "fiberpar.h"
+#include "sched/base/config.h"
+#include "sched/base/launch_record.h"
+
+typedef struct fpar__sched fpar__sched;
+
+struct fpar__topo;
+
+/* Start the workers and wait until each has its memory.  Returns 0,
+ * FPAR_ETOPOLOGY, FPAR_ETHREAD or FPAR_ENOMEM (with fpar_last_error set). */
+int fpar__sched_create(fpar__sched **s, const fpar__sched_config *cfg);
+
+/* Join the workers and drop the creator's reference; every submitted
+ * launch must have completed. */
+void fpar__sched_destroy(fpar__sched *s);
+
+/* References that keep the scheduler's record (what fpar__sched_wait and
+ * fpar__sched_usable read) alive after fpar__sched_destroy(): each event
+ * handle holds one. */
+void fpar__sched_ref(fpar__sched *s);
+void fpar__sched_unref(fpar__sched *s);
+
+unsigned fpar__sched_num_workers(const fpar__sched *s);
+
+/* Where the workers run (see topo.h). */
+const struct fpar__topo *fpar__sched_topo(const fpar__sched *s);
+
+/* 0 when s can be used from this process; FPAR_EFORK in a child forked
+ * after s was created (s has no workers there). */
+int fpar__sched_usable(const fpar__sched *s);
+
+/* Queue a launch behind the earlier ones; the scheduler takes its own
+ * reference and records itself as l->sched. */
+void fpar__sched_submit(fpar__sched *s, fpar__launch *l);
+
+/* Block until done(arg) is true; done must become true in a launch's
+ * on_complete or status change.  Spins for spin_us first.  Returns 0 once
+ * done, or at once FPAR_EFORK (see fpar__sched_usable) or FPAR_EDEADLOCK
+ * when the caller is a kernel running on one of s's workers and done is
+ * still false. */
+int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
+                     const void *arg);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* context.h - the tiny internal interface to user-level context switching.
+ *
+ * A context is one pointer-sized handle.  Which implementation backs it is
+ * chosen by file in Makefile.am: context_x86_64_sysv.S (+ context_asm.c) for
+ * the hand-written switch, context_ucontext.c for the portable fallback.
+ *
+ * A context that was made with fpar__ctx_make() owns storage on its stack.
+ * A thread's own stack needs storage from fpar__ctx_self_init() before it
+ * can be saved into.  The handle of a saved context is only meaningful to
+ * fpar__ctx_switch().
+ */
+/* Room fiber of sched/ (docs/layout.md): the context switch (one file per
+ * ABI), stacks and their guards (one file per OS), sanitizer annotations.
+ * The rooms, in the order they may include one another: base, machine,
+ * fiber, group, diag, exec; a room includes its own headers and those of
+ * the rooms before it, never one after it (tests/test_layout.sh checks).
+ * fiber includes base and machine; group, diag, exec and lib/ include it. */
+#ifndef FPAR_SCHED_FIBER_CONTEXT_H
+#define FPAR_SCHED_FIBER_CONTEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Entry point of a fresh context.  It must never return: a context ends by
+ * switching away for the last time. */
+typedef void (*fpar__ctx_entry)(void *arg);
+
+/* The calling thread's floating-point control state, as a fresh context
+ * starts with it (reading it is slow: take it once for many contexts). */
+uint64_t fpar__ctx_fpu_state(void);
+
+/* Whether two values of fpar__ctx_fpu_state() hold the same control
+ * settings (status flags aside; where contexts switch through the C
+ * library, the rounding direction only). */
+int fpar__ctx_fpu_same_control(uint64_t a, uint64_t b);
+
+/* Prepare a context on [stack_lo, stack_hi) that calls entry(arg) when
+ * first switched to, with floating-point control state fpu (from
+ * fpar__ctx_fpu_state).  Stack frames start at stack_hi (16-byte aligned by
+ * the implementation).  Returns the handle. */
+void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,
+                     void *arg, uint64_t fpu);
+
+/* Give *ctx the storage a thread's own stack needs to be saved into.
+ * Returns 0 or FPAR_ENOMEM. */
+int fpar__ctx_self_init(void **ctx);
+
+/* Release what fpar__ctx_self_init() gave. */
+void fpar__ctx_self_destroy(void **ctx);
+
+/* Save the running context into *save and resume load.  Callee-saved
+ * registers, the stack pointer and the floating-point control state (MXCSR
+ * control bits and x87 control word on x86-64) travel with the context. */
+void fpar__ctx_switch(void **save, void *load);
+
+/* The same switch for contexts that share one floating-point environment:
+ * the FPU control words stay as they are.  A context saved by one switch
+ * routine must be resumed by the same routine. */
+void fpar__ctx_switch_shared_fpenv(void **save, void *load);
+
+/* The lowest byte of its stack that a context suspended by a switch (or
+ * made and not yet run) on a stack starting at stack_lo still uses: what
+ * must be kept to resume it.  Never below stack_lo. */
+void *fpar__ctx_live_lo(void *ctx, void *stack_lo);
+
+/* The stack pointer of the code a signal interrupted, from the handler's
+ * third argument; NULL when the implementation cannot tell. */
+void *fpar__ctx_signal_sp(const void *uctx);
+
+/* The implementation's name, for diagnostics ("x86_64-sysv" or
+ * "ucontext"). */
+extern const char fpar__ctx_impl_name[];
+
+#endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* collective_combine.h - what the work-group collectives compute
+ * (collective_combine.c): their op codes, their names, which are their
+ * rendezvous sites, and the combining of the deposited values that the
+ * last arrival of a rendezvous (barrier.c) or the phase runner does.
+ * collective.c, which deposits values and reads results, sits above the
+ * barrier; this sits below it. */
+#ifndef FPAR_SCHED_GROUP_COLLECTIVE_COMBINE_H
+#define FPAR_SCHED_GROUP_COLLECTIVE_COMBINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sched/group/worker.h"
+
+/* The work-group collective of the running group's current rendezvous,
+ * the worker's FPAR__SLOT_COLLECTIVE: each arrival deposits its values in
+ * slots (one per work-item, in local linear id order), the last one
+ * combines them.  The slots are grown on demand and reused by every
+ * group. */
+typedef struct fpar__collective {
+  unsigned op;      /* FPAR_GROUP_OP of the pending collective; 0: none */
+  const char *site; /* its rendezvous site, fpar__collective_name(op) */
+  size_t src;       /* its broadcast source */
+  uint64_t result;  /* a broadcast's, reduction's, any's or all's value */
+  unsigned char *slots;
+  size_t slot_bytes;
+} fpar__collective;
+_Static_assert(sizeof(fpar__collective) <= FPAR__SLOT_BYTES,
+               "the collective's state fits its slot");
+
+/* The collective state of worker w. */
+static inline fpar__collective *fpar__collective_of(fpar__worker *w) {
+  return fpar__worker_slot(w, FPAR__SLOT_COLLECTIVE);
+}
+
+#define FPAR__COLLECTIVE_KINDS (FPAR_GROUP_ALL + 1)
+#define FPAR__COLLECTIVE_TYPES (FPAR_GROUP_F64 + 1)
+
+/* The parts of an FPAR_GROUP_OP code. */
+static inline unsigned fpar__collective_kind(unsigned op) {
+  return op >> 4 & 15u;
+}
+static inline unsigned fpar__collective_type(unsigned op) {
+  return op & 15u;
+}
+static inline int fpar__collective_is_scan(unsigned kind) {
+  return kind >= FPAR_GROUP_SCAN_INCLUSIVE_ADD &&
+         kind <= FPAR_GROUP_SCAN_EXCLUSIVE_MAX;
+}
+/* Bytes of one value of a type (i32, u32, i64, u64, f32, f64). */
+static inline size_t fpar__collective_type_size(unsigned type) {
+  return (type == FPAR_GROUP_I64 || type == FPAR_GROUP_U64 ||
+          type == FPAR_GROUP_F64)
+             ? 8
+             : 4;
+}
+
+/* Work-items of the caller's group: the group's own range (a remainder
+ * group of a non-uniform launch is smaller). */
+static inline size_t fpar__group_items(const fpar_item *it) {
+  return fpar_local_range(it, 0) * fpar_local_range(it, 1) *
+         fpar_local_range(it, 2);
+}
+
+/* The collective's name: its scalar or its lane form.  It is also the
+ * site of its rendezvous. */
+const char *fpar__collective_name(unsigned op);
+
+/* Combine the values of the pending collective (its op is not 0): called
+ * by the last arrival of a rendezvous, or by the phase runner between two
+ * phases; it is the group's work-item that stands for all. */
+void fpar__collective_run(fpar__worker *w, const fpar_item *it);
+
+/* Combine the pending collective, if there is one. */
+static inline void fpar__collective_combine(fpar__worker *w,
+                                            const fpar_item *it) {
+  if (__builtin_expect(fpar__collective_of(w)->op != 0, 0))
+    fpar__collective_run(w, it);
+}
+
+/* Whether a rendezvous site is a collective's (the name of its function). */
+int fpar__site_is_collective(const char *site);
+
+/* Describe a rendezvous site for a message: "the barrier at file:line" or
+ * "the collective fpar_group_reduce_add_f32".  Returns buf. */
+const char *fpar__site_what(char *buf, size_t len, const char *site);
+
+#endif

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/* group.c - running the work-groups of an nd_range launch on a worker.
+ *
+ * A worker's runner fiber takes groups one after another.  A group starts
+ * as a plain loop over its work-items on the runner's stack ("lazy
+ * fibers"): a kernel that never reaches a barrier costs a function call per
+ * work-item.  When work-item 0 reaches its first barrier the group is
+ * promoted: work-item 0 stays on the runner fiber and every other work-item
+ * gets a pooled fiber of its own, started in local-id order.
+ *
+ * From then on the work-items meet at rendezvous: each barrier, and the
+ * return from the kernel.  A rendezvous is round-robin: a work-item arrives,
+ * switches straight to the next one, and the last arrival switches to
+ * work-item 0, which opens the next phase.  The first arrival of a phase
+ * records what it did (the barrier's call site, or FPAR__SITE_EXIT); every
+ * later arrival must have done the same, else the group fails with a
+ * message instead of hanging.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/group/abort.h"
+#include "sched/group/collective_combine.h"
+#include "sched/group/copystack.h"
+#include "sched/group/group.h"
+#include "sched/group/message.h"
+#include "sched/group/subgroup_site.h"
+
+const char fpar__site_exit[] = "(return from the kernel)";
+
+/* Work-items a kernel call starting at local x of a row of row_size
+ * covers: `lanes` (1 for ordinary kernels), fewer at the end of the row. */
+static inline unsigned fpar__lanes_left(size_t row_size, unsigned lanes,
+                                        size_t x) {
+  size_t left = row_size - x;
+
+  return left < lanes ? (unsigned)left : lanes;
+}
+
+/* The same in the running group. */
+static inline unsigned fpar__lanes_at(const fpar__worker *w, size_t x) {
+  return fpar__lanes_left(w->run.geo->local_range[0], w->launch->spec.lanes, x);
+}
+
+/* Work-item 0 of the running group. */
+static void fpar__item_begin(fpar_item *it, fpar__worker *w) {
+  const fpar__launch *l = w->launch;
+  const fpar__group_run *g = &w->run;
+  unsigned d;
+
+  for (d = 0; d < 3; d++) {
+    it->group_id[d] = g->group_id[d];
+    it->local_id[d] = 0;
+    it->origin[d] = l->spec.geo.global_offset[d] +
+                    g->group_id[d] * l->spec.geo.local_range[d];
+  }
+  it->row_linear = 0;
+  it->geometry = g->geo;
+  it->run = &w->run;
+  it->local_calls = 0;
+  it->lanes = fpar__lanes_at(w, 0);
+}
+
+/* Advance the local id of a call's first work-item by `step` (the lanes of
+ * a lane kernel, else 1) in dimension-0-fastest order. */
+static inline void fpar__next_local_id(size_t id[3], const size_t range[3],
+                                       unsigned step) {
+  if ((id[0] += step) < range[0])
+    return;
+  id[0] = 0;
+  if (++id[1] < range[1])
+    return;
+  id[1] = 0;
+  ++id[2];
+}
+
+static void fpar__item_set_local(fpar_item *it, const size_t local[3],
+                                 const size_t range[3]) {
+  it->local_id[0] = local[0];
+  it->local_id[1] = local[1];
+  it->local_id[2] = local[2];
+  it->row_linear = range[0] * (local[1] + range[1] * local[2]);
+}
+
+static _Noreturn __attribute__((noinline, cold)) void
+fpar__exit_mismatch(fpar__worker *w, size_t i) {
+  char items[64], what[128];
+
+  if (w->run.site == FPAR__SITE_SUBGROUP)
+    fpar__subgroup_diverged(w, i, "returned from the kernel");
+  fpar__describe_items(items, sizeof items, 0, i - 1, "waits", "wait");
+  fpar__group_abort(w, FPAR_EDIVERGENCE,
+                    "work-item %zu returned from the kernel while %s at %s", i,
+                    items, fpar__site_what(what, sizeof what, w->run.site));
+}
+
+/* Whether the group's fibers park when their work-item returns, to run a
+ * work-item of a later group when resumed (persistent fibers: starting a
+ * group then builds no contexts).  Not on a shared stack, whose contexts
+ * are copies, and not with a per-item FP state, which a parked fiber
+ * would carry into its next work-item. */
+static int fpar__group_parks(const fpar__group_run *g) {
+  return g->fibers == FPAR__FIBERS_OWN && g->shared_fpenv;
+}
+
+/* A work-item's kernel has returned: arrive at the rendezvous as "exit".
+ * Work-item 0 resumes once every work-item has returned; the others
+ * resume, if ever, at the promotion of a later group. */
+static void fpar__item_exit(fpar__worker *w) {
+  fpar__group_run *g = &w->run;
+  size_t i = g->cur;
+
+  if (i == 0)
+    g->site = FPAR__SITE_EXIT;
+  else if (g->site != FPAR__SITE_EXIT)
+    fpar__exit_mismatch(w, fpar__fiber_first_item(w, i));
+  if (i != 0 && g->fibers == FPAR__FIBERS_COPIED)
+    fpar__copystack_vacate(&w->copy);
+  fpar__group_pass_on(w, i == 0 || fpar__group_parks(g) ? &g->ctx[i]
+                                                        : &w->dead_ctx);
+}
+
+/* Entry of the fibers of work-items 1..size-1: one work-item per group
+ * the fiber is resumed in.  Fibers first run in local-id order, so each
+ * takes the next id from the group; the rest of its item is work-item
+ * 0's, which waits at the group's first barrier. */
+static void fpar__fiber_main(void *arg) {
+  fpar__worker *w = arg;
+  fpar__group_run *g = &w->run;
+  fpar_item it;
+
+  fpar__san_switch_in(NULL, NULL, NULL);
+  for (;;) {
+    const fpar__launch *l = w->launch;
+    it = *g->loop_item;
+    it.local_calls = 0;
+    fpar__item_set_local(&it, g->start_id, g->geo->local_range);
+    it.lanes = fpar__lanes_at(w, g->start_id[0]);
+    fpar__next_local_id(g->start_id, g->geo->local_range, l->spec.lanes);
+    l->spec.kernel(&it, l->spec.args);
+    fpar__item_exit(w);
+  }
+}
+
+void fpar__describe_running(const fpar__worker *w, char *buf, size_t len) {
+  const fpar__launch *l = w->launch;
+  const fpar__group_run *g = &w->run;
+  size_t first, fiber, lr0;
+  unsigned n;
+
+  if (l->spec.model == FPAR__SCOPED || l->spec.model == FPAR__HIERARCHICAL) {
+    snprintf(buf, len, "the group function");
+    return;
+  }
+  lr0 = g->geo->local_range[0];
+  if (!g->fibers && g->loop_item == NULL) {
+    snprintf(buf, len, "a work-item that the kernel's row runner ran");
+    return;
+  }
+  if (g->fibers) {
+    fiber = g->cur;
+    first = fpar__fiber_first_item(w, fiber);
+  } else {
+    first = fpar_local_linear_id(g->loop_item);
+    fiber = first / lr0 * ((lr0 + l->spec.lanes - 1) / l->spec.lanes) +
+            first % lr0 / l->spec.lanes;
+  }
+  n = fpar__lanes_at(w, first % lr0);
+  if (l->spec.lanes > 1)
+    snprintf(buf, len, "work-items %zu-%zu (sub-group %zu)", first,
+             first + n - 1, fiber);
+  else
+    snprintf(buf, len, "work-item %zu", first);
+}
+
+/* Each fiber gets a slot of its own when the worker may hold that many;
+ * otherwise fibers 1.. share one (copy mode). */
+void fpar__group_promote(fpar__worker *w) {
+  fpar__group_run *g = &w->run;
+  const fpar__launch *l = w->launch;
+  uint64_t fpu = g->fpu;
+  size_t i;
+  int copied;
+
+  if (fpar__worker_reserve_fibers(w, g->size) != 0)
+    fpar__group_abort(w, FPAR_ENOMEM,
+                      "no memory for the contexts of %zu fibers", g->size);
+  g->ctx[0] = w->runner_ctx;
+  copied = fpar__stack_pool_reserve(&w->stacks, g->size) != 0;
+  if (copied) {
+    g->parked = 0; /* the shared and copier slots are theirs */
+    if (fpar__stack_pool_reserve(&w->stacks, FPAR__STACK_SLOTS_MIN) != 0)
+      fpar__group_abort(w, FPAR_ENOMEM,
+                        "no memory for the shared fiber stack of %zu fibers",
+                        g->size);
+    for (i = 1; i < g->size; i++)
+      g->ctx[i] = NULL;
+    if (fpar__copystack_begin(w, fpar__fiber_main, fpu) != 0)
+      fpar__group_abort(w, FPAR_ENOMEM,
+                        "no memory to track the stacks of %zu fibers", g->size);
+  } else {
+    for (i = g->parked + 1; i < g->size; i++) {
+      fpar__san_clean_stack(fpar__stack_lo(&w->stacks, i), w->stacks.span);
+      g->ctx[i] = fpar__ctx_make(fpar__stack_lo(&w->stacks, i),
+                                 fpar__stack_hi(&w->stacks, i),
+                                 fpar__fiber_main, w, fpu);
+    }
+  }
+  g->start_id[0] = g->start_id[1] = g->start_id[2] = 0;
+  fpar__next_local_id(g->start_id, g->geo->local_range, l->spec.lanes);
+  g->cur = 0;
+  g->fibers = copied ? FPAR__FIBERS_COPIED : FPAR__FIBERS_OWN;
+}
+
+/* Work-items 1.. of a group whose work-item 0 returned without reaching a
+ * barrier: a plain loop, calls of the launch's row runner, or one call
+ * per sub-group of a lane kernel.  (A barrier reached now is divergence
+ * and ends the group.) */
+static void fpar__run_loop(fpar__worker *w, fpar_item *it) {
+  const fpar__launch *l = w->launch;
+  const size_t *lr = w->run.geo->local_range;
+  fpar_kernel_fn kernel = l->spec.kernel;
+  fpar_row_fn row = l->spec.row;
+  void *args = l->spec.args;
+  unsigned lanes = l->spec.lanes;
+  size_t x, y, z, x0 = it->lanes;
+
+  /* The item escapes into the kernel, so its fields live in memory: only
+   * local_id[0] changes per work-item, and group-local requests are reset
+   * only when the kernel made some. */
+  for (z = 0; z < lr[2]; z++) {
+    for (y = 0; y < lr[1]; y++, x0 = 0) {
+      it->local_id[1] = y;
+      it->local_id[2] = z;
+      it->row_linear = lr[0] * (y + lr[1] * z);
+      if (row != NULL) {
+        /* A runner runs this row and may go on with the next ones (the
+         * whole group, FPAR_KERNEL's); it returns naming the last row it
+         * ran (see fpar_row_fn). */
+        it->local_id[0] = x0;
+        it->local_calls = 0;
+        w->run.loop_item = NULL; /* the runner's work-items have their own */
+        row(it, args, lr[0]);
+        w->run.loop_item = it;
+        y = it->local_id[1];
+        z = it->local_id[2];
+        continue;
+      }
+      for (x = x0; x < lr[0]; x += lanes) {
+        it->local_id[0] = x;
+        if (lanes > 1)
+          it->lanes = fpar__lanes_left(lr[0], lanes, x);
+        if (__builtin_expect(it->local_calls != 0, 0))
+          it->local_calls = 0;
+        kernel(it, args);
+      }
+    }
+  }
+}
+
+/* The geometry of a group of a launch whose local range does not divide
+ * the global range: the launch's, or for a group at the end of such a
+ * dimension the worker's copy with the group's own local range. */
+static const fpar_nd_geometry *fpar__group_edge(fpar__worker *w) {
+  const fpar_nd_geometry *geo = &w->launch->spec.geo;
+  fpar__group_run *g = &w->run;
+  size_t left[3];
+  unsigned d, edge = 0;
+
+  for (d = 0; d < 3; d++) {
+    left[d] = geo->global_range[d] - g->group_id[d] * geo->local_range[d];
+    edge |= left[d] < geo->local_range[d];
+  }
+  if (!edge)
+    return geo;
+  g->edge = *geo;
+  for (d = 0; d < 3; d++)
+    if (left[d] < geo->local_range[d])
+      g->edge.local_range[d] = left[d];
+  return &g->edge;
+}
+
+void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
+  const fpar__launch *l = w->launch;
+  fpar__group_run *g = &w->run;
+
+  fpar__group_id(l, linear, g->group_id);
+  g->geo = &l->spec.geo;
+  g->size = l->spec.group_fibers;
+  if (__builtin_expect(l->spec.nonuniform, 0) &&
+      (g->geo = fpar__group_edge(w)) != &l->spec.geo)
+    g->size = fpar__group_calls(g->geo->local_range, l->spec.lanes);
+  g->fibers = FPAR__LOOP;
+  g->num_objects = 0;
+  g->serial++;
+  fpar__collective_of(w)->op = 0;
+  fpar__item_begin(it, w);
+  g->loop_item = it;
+}
+
+void fpar__group_end(fpar__worker *w) {
+  w->run.loop_item = NULL;
+  fpar__arena_release(&w->arena, w->run.arena_mark);
+}
+
+/* Work-item 0 first; if it reached a barrier the group is fibers by now,
+ * else the rest is a loop. */
+void fpar__run_nd_group(fpar__worker *w, size_t linear) {
+  const fpar__launch *l = w->launch;
+  fpar__group_run *g = &w->run;
+  fpar_item it;
+
+  fpar__group_begin(w, linear, &it);
+  l->spec.kernel(&it, l->spec.args);
+  if (g->fibers) {
+    fpar__item_exit(w);
+    if (fpar__group_parks(g) && g->parked < g->size - 1)
+      g->parked = g->size - 1;
+  } else {
+    fpar__run_loop(w, &it);
+  }
+  fpar__group_end(w);
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/* group.h - running the work-groups of an nd_range launch on a worker: the
+ * loop that runs barrier-free groups, promotion to fibers at the first
+ * barrier, and the rendezvous every barrier and every kernel return goes
+ * through. */
+#ifndef FPAR_SCHED_GROUP_GROUP_H
+#define FPAR_SCHED_GROUP_GROUP_H
+
+#include "sched/fiber/context.h"
+#include "sched/fiber/sanitizer.h"
+#include "sched/group/abort.h"
+#include "sched/group/worker.h"
+
+/* The slot fiber f runs on: its own, or with copied fibers the runner's
+ * for fiber 0 and the shared one for the others. */
+static inline size_t fpar__fiber_slot(const fpar__group_run *g, size_t f) {
+  return g->fibers == FPAR__FIBERS_COPIED && f != 0 ? FPAR__COPY_SHARED_SLOT
+                                                    : f;
+}
+
+/* Leave the running fiber (on slot cur_slot) for the context load on slot
+ * load_slot, saving the running one in *save: the part of every switch
+ * between fibers.  While the next fiber runs, the saved frame of the one
+ * after it is fetched into the cache: with a thousand fibers the frames no
+ * longer fit in L1.  (Past the end of the group, or for a fiber not yet
+ * started, the prefetch reads a spare slot or address 0: harmless.) */
+static inline void fpar__group_switch(fpar__worker *w, void **save,
+                                      size_t cur_slot, void *load,
+                                      size_t load_slot, void *tsan) {
+  fpar__group_run *g = &w->run;
+  const char *frame = g->ctx[g->cur + 1];
+  void *fake;
+
+  if (__builtin_expect((char *)__builtin_frame_address(0) <
+                           fpar__stack_lo(&w->stacks, cur_slot),
+                       0))
+    fpar__stack_overflow(w, NULL); /* a frame jumped the guard */
+  __builtin_prefetch(frame);
+  __builtin_prefetch(frame + 64);
+  fpar__san_switch_out(save == &w->dead_ctx ? NULL : &fake,
+                       fpar__stack_lo(&w->stacks, load_slot), w->stacks.span);
+  fpar__tsan_fiber_switch(tsan);
+  if (g->shared_fpenv)
+    fpar__ctx_switch_shared_fpenv(save, load);
+  else
+    fpar__ctx_switch(save, load);
+  fpar__san_switch_in(fake, NULL, NULL);
+}
+
+/* The running fiber has arrived at the rendezvous: save its context in
+ * *save and resume the next fiber in round-robin order (the last arrival
+ * resumes fiber 0, which opens the next phase).  For fibers on stacks of
+ * their own: the barrier's steady state. */
+static inline void fpar__group_pass_on_own(fpar__worker *w, void **save) {
+  fpar__group_run *g = &w->run;
+  size_t cur = g->cur, next = cur + 1 == g->size ? 0 : cur + 1;
+
+  g->cur = next;
+  fpar__group_switch(w, save, cur, g->ctx[next], next,
+                     fpar__worker_tsan_fiber(w, next));
+}
+
+/* The same for any group: with copied fibers the copier runs in between
+ * to put the next fiber on the shared stack. */
+static inline void fpar__group_pass_on(fpar__worker *w, void **save) {
+  fpar__group_run *g = &w->run;
+  size_t cur = g->cur, next = cur + 1 == g->size ? 0 : cur + 1;
+
+  if (g->fibers != FPAR__FIBERS_COPIED) {
+    fpar__group_pass_on_own(w, save);
+    return;
+  }
+  g->cur = next;
+  if (next == 0)
+    fpar__group_switch(w, save, fpar__fiber_slot(g, cur), g->ctx[0], 0,
+                       fpar__worker_tsan_fiber(w, 0));
+  else
+    fpar__group_switch(w, save, fpar__fiber_slot(g, cur), w->copy.copier_ctx,
+                       FPAR__COPY_COPIER_SLOT, w->tsan_copier);
+}
+
+/* Local linear id of the first work-item of fiber f of the running group
+ * (fibers of a lane kernel carry several work-items each). */
+static inline size_t fpar__fiber_first_item(const fpar__worker *w, size_t f) {
+  size_t lr0 = w->run.geo->local_range[0], lanes = w->launch->spec.lanes;
+  size_t per_row = (lr0 + lanes - 1) / lanes;
+
+  return f / per_row * lr0 + f % per_row * lanes;
+}
+
+/* Start nd_range group `linear` of the worker's launch: its run state
+ * reset, *it its work-item 0 (and the item a fault names). */
+void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it);
+
+/* End the running group: its group-local memory is released. */
+void fpar__group_end(fpar__worker *w);
+
+/* Run nd_range group `linear` of the worker's launch. */
+void fpar__run_nd_group(fpar__worker *w, size_t linear);
+
+/* Name the work-items the running fiber (or the barrier-free loop)
+ * carries, e.g. "work-item 5", "work-items 32-47 (sub-group 2)" or "the
+ * group function". */
+void fpar__describe_running(const fpar__worker *w, char *buf, size_t len);
+
+/* Turn the group into fibers at work-item 0's first barrier.  Work-item 0
+ * keeps running on the runner fiber. */
+void fpar__group_promote(fpar__worker *w);
+
+#endif

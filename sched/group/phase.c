@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* phase.c - phase kernels run as loops: the loop fission of a barrier
+ * kernel, cut at its barriers by its author (see <fiberpar/phase.h>).
+ *
+ * A group runs phase after phase.  In each, the kernel's row runner calls
+ * the body once per work-item of a row (once per sub-group of a lane
+ * kernel), resuming after the barrier where the previous phase stopped,
+ * and records where each call stopped.  All calls of a phase must stop at
+ * the same barrier, or all return from the kernel: each row runner tells
+ * whether its row's stops differ, and the group compares each row's first
+ * stop with work-item 0's.  Only when something differs is the record
+ * searched for the first work-item that strayed, and the message says what
+ * the fibers would say.  So the check costs a store and two logic
+ * operations per call.
+ *
+ * The states (the values a call keeps across barriers) and the stop
+ * records are the worker's, grown on demand and reused by every group.
+ * The worker thread allocates them and touches them first, so they lie on
+ * its NUMA node.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/group/collective_combine.h"
+#include "sched/group/group.h"
+#include "sched/group/message.h"
+#include "sched/group/phase.h"
+
+/* The worker's FPAR__SLOT_PHASE: one state and one stop record per call
+ * of a group, grown on demand, reused by every group. */
+typedef struct fpar__phase_mem {
+  char *states;
+  size_t state_bytes, state_align;
+  unsigned *stops;
+  size_t num_stops;
+} fpar__phase_mem;
+_Static_assert(sizeof(fpar__phase_mem) <= FPAR__SLOT_BYTES,
+               "the phase loops' state fits its slot");
+
+/* Free the states and stops (the worker's end). */
+static void fpar__phase_mem_free(void *state) {
+  fpar__phase_mem *m = state;
+
+  free(m->states);
+  free(m->stops);
+}
+
+/* Memory of the group being started, grown if the launch needs more. */
+static const fpar__phase_mem *fpar__phase_mem_for(fpar__worker *w) {
+  const fpar__launch *l = w->launch;
+  fpar__phase_mem *m = fpar__worker_slot(w, FPAR__SLOT_PHASE);
+  size_t align = l->spec.state_align > 64 ? l->spec.state_align : 64;
+  size_t bytes =
+      (l->spec.group_fibers * l->spec.state_size + align - 1) / align * align;
+
+  if (m->state_bytes < bytes || m->state_align < align) {
+    fpar__worker_slot_owns(w, FPAR__SLOT_PHASE, fpar__phase_mem_free);
+    free(m->states);
+    m->state_bytes = 0;
+    if ((m->states = aligned_alloc(align, bytes ? bytes : align)) == NULL)
+      fpar__group_abort(w, FPAR_ENOMEM,
+                        "no memory for the %zu-byte states of %zu calls",
+                        l->spec.state_size, l->spec.group_fibers);
+    m->state_bytes = bytes;
+    m->state_align = align;
+  }
+  if (m->num_stops < l->spec.group_fibers) {
+    free(m->stops);
+    m->num_stops = 0;
+    if ((m->stops = malloc(l->spec.group_fibers * sizeof *m->stops)) == NULL)
+      fpar__group_abort(w, FPAR_ENOMEM,
+                        "no memory to record the stops of %zu calls",
+                        l->spec.group_fibers);
+    m->num_stops = l->spec.group_fibers;
+  }
+  return m;
+}
+
+/* "file:line" of the barrier a stop names. */
+static const char *fpar__phase_site(char *buf, size_t len,
+                                    const fpar__launch *l, unsigned stop) {
+  snprintf(buf, len, "%s:%u", l->spec.phase_file, stop >> 8);
+  return buf;
+}
+
+/* The calls of a phase stopped at different places: name the first call
+ * that differs from call 0, as the fibers' rendezvous would. */
+static _Noreturn __attribute__((noinline, cold)) void
+fpar__phase_mismatch(fpar__worker *w, const unsigned *stops) {
+  const fpar__launch *l = w->launch;
+  char items[64], site[256], first[256];
+  size_t f = 1, i;
+
+  while (f + 1 < w->run.size && stops[f] == stops[0])
+    f++;
+  i = fpar__fiber_first_item(w, f);
+  fpar__phase_site(site, sizeof site, l, stops[f]);
+  fpar__phase_site(first, sizeof first, l, stops[0]);
+  if (stops[0] == 0) {
+    fpar__describe_items(items, sizeof items, 0, i - 1, "returned", "returned");
+    fpar__group_abort(w, FPAR_EDIVERGENCE,
+                      "work-item %zu waits at the barrier at %s but %s from "
+                      "the kernel without reaching it",
+                      i, site, items);
+  }
+  fpar__describe_items(items, sizeof items, 0, i - 1, "waits", "wait");
+  if (stops[f] == 0)
+    fpar__group_abort(w, FPAR_EDIVERGENCE,
+                      "work-item %zu returned from the kernel while %s at "
+                      "the barrier at %s",
+                      i, items, first);
+  fpar__group_abort(w, FPAR_EBARRIER,
+                    "work-item %zu waits at the barrier at %s while %s at "
+                    "the barrier at %s",
+                    i, site, items, first);
+}
+
+/* Run the phase that resumes after barrier `resume` (0: the start) for
+ * every row of the group: in reverse order in debug mode.  Returns where
+ * the calls stopped. */
+static unsigned fpar__phase_step(fpar__worker *w, fpar_item *it, void *local,
+                                 const fpar__phase_mem *m, unsigned resume) {
+  const fpar__launch *l = w->launch;
+  const size_t *lr = it->geometry->local_range;
+  size_t rows = lr[1] * lr[2], per_row = w->run.size / rows, r;
+  unsigned diff = 0;
+
+  for (r = 0; r < rows; r++) {
+    size_t row = l->spec.phase_debug ? rows - 1 - r : r, f = row * per_row;
+
+    it->local_id[0] = 0;
+    it->local_id[1] = row % lr[1];
+    it->local_id[2] = row / lr[1];
+    it->row_linear = lr[0] * row;
+    diff |= l->spec.phase_rows(it, l->spec.args, local,
+                               m->states + f * l->spec.state_size, m->stops + f,
+                               lr[0], resume);
+  }
+  for (r = 1; r < rows; r++)
+    diff |= m->stops[r * per_row] ^ m->stops[0];
+  if (diff != 0)
+    fpar__phase_mismatch(w, m->stops);
+  return m->stops[0];
+}
+
+void fpar__phase_run_group(fpar__worker *w, size_t linear) {
+  const fpar__launch *l = w->launch;
+  const fpar__phase_mem *m;
+  void *local = NULL;
+  fpar_item it;
+  unsigned stop = 0;
+
+  fpar__group_begin(w, linear, &it);
+  m = fpar__phase_mem_for(w);
+  if (l->spec.phase_debug)
+    memset(m->states, 0xff, l->spec.group_fibers * l->spec.state_size);
+  /* The local struct is the group's first object, as on fibers. */
+  if (l->spec.local_size != 0)
+    local =
+        fpar_group_local_memory(&it, l->spec.local_size, l->spec.local_align);
+  /* A phase that ends at a collective (FPAR_PHASE_GROUP) leaves its
+   * values to combine before the next phase reads the results. */
+  for (;;) {
+    stop = fpar__phase_step(w, &it, local, m, stop & 0xffu);
+    fpar__collective_combine(w, &it);
+    if (stop == 0)
+      break;
+    w->run.barriers++;
+  }
+  fpar__group_end(w);
+}
+
+void fpar__phase_barrier_misuse(fpar__worker *w, size_t i, const char *site) {
+  fpar__group_abort(w, FPAR_EINVAL,
+                    "work-item %zu called fpar_barrier() at %s in a phase "
+                    "kernel that runs as loops; the barrier of a phase "
+                    "kernel is FPAR_PHASE_BARRIER()",
+                    i, fpar__site_name(site));
+}
+
+void fpar_phase_poison_stack(void) {
+  unsigned char area[4096];
+
+  memset(area, 0xff, sizeof area);
+  __asm__ volatile("" : : "r"(area) : "memory");
+}

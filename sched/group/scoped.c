@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/* scoped.c - scoped parallelism (AdaptiveCpp) on a worker: a work group's
+ * function runs once on the runner fiber (also a hierarchical launch's,
+ * hierarchical.c); distribute_items is a loop over logical items;
+ * distribute_groups nests groups on the runner's stack; single_item and
+ * group_barrier run in place.
+ *
+ * The scoped rules are checked here: a group operation, distribute_*,
+ * single_item or memory_environment inside an item loop (rule 2 and 3), or
+ * an operation on a group that is not the innermost one (rule 1), fails
+ * the launch with FPAR_ESCOPE and names the rule.
+ */
+#include <string.h>
+
+#include "sched/base/error.h"
+#include "sched/group/abort.h"
+#include "sched/group/scoped.h"
+
+/* ---- Rule checks -------------------------------------------------------- */
+
+fpar__worker *fpar__scoped_worker(const char *op) {
+  fpar__worker *w = fpar__self;
+
+  if (w == NULL) {
+    fpar__set_error(FPAR_ENOTKERNEL,
+                    "%s called on a thread that runs no group function", op);
+    return NULL;
+  }
+  if (w->launch == NULL || (w->launch->spec.model != FPAR__SCOPED &&
+                            w->launch->spec.model != FPAR__HIERARCHICAL))
+    fpar__group_abort(w, FPAR_ESCOPE,
+                      "%s called outside a scoped or hierarchical group "
+                      "function",
+                      op);
+  return w;
+}
+
+/* Rules 1 and 2: group operations run outside item loops, on the innermost
+ * group. */
+fpar__worker *fpar__check_group_op(const fpar_group *g, const char *op) {
+  fpar__worker *w = fpar__scoped_worker(op);
+  const fpar__scoped_nesting *n;
+
+  if (w == NULL)
+    return NULL;
+  n = fpar__nesting(w);
+  if (n->inside != NULL)
+    fpar__group_abort(w, FPAR_ESCOPE,
+                      "%s called inside %s (scoped rule 2: group "
+                      "operations, distribute_*, single_item and memory "
+                      "requests must not be made from within "
+                      "distribute_items)",
+                      op, n->inside);
+  if (g != n->innermost)
+    fpar__group_abort(w, FPAR_ESCOPE,
+                      "%s called on a %s that is not the innermost group "
+                      "(scoped rule 1: operate on the group closest in the "
+                      "nesting)",
+                      op,
+                      g->scope == FPAR_FENCE_WORK_GROUP  ? "work group"
+                      : g->scope == FPAR_FENCE_SUB_GROUP ? "sub-group"
+                                                         : "scalar group");
+  return w;
+}
+
+/* ---- Running a work group ---------------------------------------------- */
+
+void fpar__run_group_function(fpar__worker *w, size_t linear) {
+  const fpar__launch *l = w->launch;
+  fpar_group wg;
+  unsigned d;
+
+  wg.dims = l->spec.geo.dims;
+  wg.scope = FPAR_FENCE_WORK_GROUP;
+  fpar__group_id(l, linear, w->run.group_id); /* for fault messages */
+  memcpy(wg.id, w->run.group_id, sizeof wg.id);
+  for (d = 0; d < 3; d++) {
+    wg.range[d] = l->spec.geo.group_range[d];
+    wg.local_range[d] = l->spec.geo.local_range[d];
+    wg.offset[d] = 0;
+    wg.physical_range[d] = l->spec.physical_size[d];
+    wg.global_origin[d] = wg.id[d] * wg.local_range[d];
+    wg.global_range[d] = l->spec.geo.global_range[d];
+  }
+  wg.parent = NULL;
+  fpar__nesting(w)->innermost = &wg;
+  fpar__nesting(w)->inside = NULL;
+  l->spec.group_fn(&wg, l->spec.args);
+  fpar__arena_release(&w->arena, w->run.arena_mark);
+}
+
+/* ---- Item loops ---------------------------------------------------------- */
+
+/* The logical item with local id `local` of group g; physical: it is its
+ * own physical work-item (hierarchical), else physical id 0. */
+static void fpar__s_item_set(fpar_s_item *si, const fpar_group *g,
+                             const size_t local[3], int physical) {
+  unsigned d;
+
+  for (d = 0; d < 3; d++) {
+    si->local_id[d] = local[d];
+    si->group_local_id[d] = g->offset[d] + local[d];
+    si->global_id[d] = g->global_origin[d] + si->group_local_id[d];
+    si->physical_id[d] = physical ? local[d] : 0;
+  }
+  si->group = g;
+}
+
+void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
+                      fpar_s_item_fn fn, fpar_s_row_fn row, void *ctx,
+                      int physical) {
+  size_t local[3];
+  fpar_s_item si;
+
+  fpar__nesting(w)->inside = op;
+  for (local[2] = 0; local[2] < g->local_range[2]; local[2]++) {
+    for (local[1] = 0; local[1] < g->local_range[1]; local[1]++) {
+      local[0] = 0;
+      if (row != NULL) {
+        /* A runner may go on past this row; it returns naming the last
+         * row it ran (see fpar_s_row_fn). */
+        fpar__s_item_set(&si, g, local, physical);
+        row(&si, ctx, g->local_range[0]);
+        local[1] = si.local_id[1];
+        local[2] = si.local_id[2];
+        continue;
+      }
+      for (; local[0] < g->local_range[0]; local[0]++) {
+        fpar__s_item_set(&si, g, local, physical);
+        fn(&si, ctx);
+      }
+    }
+  }
+  fpar__nesting(w)->inside = NULL;
+}
+
+int fpar_distribute_items(fpar_group *g, fpar_s_item_fn fn, void *ctx) {
+  fpar__worker *w = fpar__check_group_op(g, "fpar_distribute_items");
+
+  if (w == NULL)
+    return FPAR_ENOTKERNEL;
+  fpar__items_loop(w, g, "fpar_distribute_items", fn, NULL, ctx, 0);
+  return 0;
+}
+
+int fpar_distribute_items_and_wait(fpar_group *g, fpar_s_item_fn fn,
+                                   void *ctx) {
+  int err = fpar_distribute_items(g, fn, ctx);
+
+  return err ? err : fpar_group_barrier(g);
+}
+
+int fpar_distribute_items_rows(fpar_group *g, fpar_s_row_fn row, void *ctx) {
+  fpar__worker *w = fpar__check_group_op(g, "fpar_distribute_items_rows");
+
+  if (w == NULL)
+    return FPAR_ENOTKERNEL;
+  fpar__items_loop(w, g, "fpar_distribute_items_rows", NULL, row, ctx, 0);
+  return 0;
+}
+
+/* ---- Nested groups ------------------------------------------------------- */
+
+/* The shape of the groups g splits into (see fpar_distribute_groups). */
+static fpar_fence_scope fpar__split(const fpar_group *g, unsigned width,
+                                    size_t sub[3]) {
+  size_t n = g->local_range[0];
+
+  sub[0] = sub[1] = sub[2] = 1;
+  if (g->scope == FPAR_FENCE_WORK_GROUP && width > 1 && n % width == 0) {
+    sub[0] = width;
+    return FPAR_FENCE_SUB_GROUP;
+  }
+  if (g->scope == FPAR_FENCE_SUB_GROUP && n >= 4 && n % 2 == 0) {
+    sub[0] = n / 2;
+    return FPAR_FENCE_SUB_GROUP;
+  }
+  return FPAR_FENCE_WORK_ITEM;
+}
+
+int fpar_distribute_groups(fpar_group *g, fpar_group_fn fn, void *ctx) {
+  fpar__worker *w = fpar__check_group_op(g, "fpar_distribute_groups");
+  size_t size[3], id[3];
+  fpar_group sub;
+  unsigned d;
+
+  if (w == NULL)
+    return FPAR_ENOTKERNEL;
+  sub = *g;
+  sub.scope = fpar__split(g, w->launch->spec.subgroup_size, size);
+  sub.parent = g;
+  for (d = 0; d < 3; d++) {
+    sub.local_range[d] = size[d];
+    sub.range[d] = g->local_range[d] / size[d];
+    sub.physical_range[d] = 1;
+  }
+  for (id[2] = 0; id[2] < sub.range[2]; id[2]++)
+    for (id[1] = 0; id[1] < sub.range[1]; id[1]++)
+      for (id[0] = 0; id[0] < sub.range[0]; id[0]++) {
+        for (d = 0; d < 3; d++) {
+          sub.id[d] = id[d];
+          sub.offset[d] = g->offset[d] + id[d] * size[d];
+        }
+        fpar__nesting(w)->innermost = &sub;
+        fn(&sub, ctx);
+      }
+  fpar__nesting(w)->innermost = g;
+  return 0;
+}
+
+int fpar_distribute_groups_and_wait(fpar_group *g, fpar_group_fn fn,
+                                    void *ctx) {
+  int err = fpar_distribute_groups(g, fn, ctx);
+
+  return err ? err : fpar_group_barrier(g);
+}
+
+int fpar_single_item(fpar_group *g, fpar_single_fn fn, void *ctx) {
+  if (fpar__check_group_op(g, "fpar_single_item") == NULL)
+    return FPAR_ENOTKERNEL;
+  fn(ctx);
+  return 0;
+}
+
+int fpar_single_item_and_wait(fpar_group *g, fpar_single_fn fn, void *ctx) {
+  int err = fpar_single_item(g, fn, ctx);
+
+  return err ? err : fpar_group_barrier(g);
+}
+
+int fpar_group_barrier(fpar_group *g) {
+  fpar__worker *w = fpar__check_group_op(g, "fpar_group_barrier");
+
+  if (w == NULL)
+    return FPAR_ENOTKERNEL;
+  w->run.barriers++;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  return 0;
+}

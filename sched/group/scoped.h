@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* scoped.h - running the group function of a scoped (AdaptiveCpp) or
+ * hierarchical (SYCL 1.2.1) launch on a worker (see scoped.c), and what
+ * the hierarchical calls (hierarchical.c) and the memory requests
+ * (memory_env.c) share with it: the nesting of groups, the rule checks
+ * and the loop over a group's logical items. */
+#ifndef FPAR_SCHED_GROUP_SCOPED_H
+#define FPAR_SCHED_GROUP_SCOPED_H
+
+#include <stddef.h>
+
+#include "fiberpar.h"
+#include "sched/group/worker.h"
+
+/* The worker's FPAR__SLOT_SCOPED: the innermost group of the running
+ * group function, and the name of the item loop being run (NULL outside
+ * one), for the rule checks. */
+typedef struct fpar__scoped_nesting {
+  const fpar_group *innermost;
+  const char *inside;
+} fpar__scoped_nesting;
+_Static_assert(sizeof(fpar__scoped_nesting) <= FPAR__SLOT_BYTES,
+               "the scoped nesting fits its slot");
+
+/* The nesting state of worker w. */
+static inline fpar__scoped_nesting *fpar__nesting(fpar__worker *w) {
+  return fpar__worker_slot(w, FPAR__SLOT_SCOPED);
+}
+
+/* Run work group `linear` of the worker's scoped or hierarchical launch. */
+void fpar__run_group_function(fpar__worker *w, size_t linear);
+
+/* The worker running the calling group function, for the operation op.
+ * Only a worker running a scoped or hierarchical group gets here with a
+ * group; on a worker anything else is a group pointer used outside its
+ * kernel (which fails that kernel's launch), and on another thread the
+ * call returns NULL with FPAR_ENOTKERNEL set. */
+fpar__worker *fpar__scoped_worker(const char *op);
+
+/* The same for a group operation op on g, which must be made outside item
+ * loops (scoped rule 2) on the innermost group (rule 1). */
+fpar__worker *fpar__check_group_op(const fpar_group *g, const char *op);
+
+/* Call fn for every logical item of g, or row once per row of g (the
+ * other NULL), as the item loop `op`; physical: each item is its own
+ * physical work-item (hierarchical), else all are physical id 0. */
+void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
+                      fpar_s_item_fn fn, fpar_s_row_fn row, void *ctx,
+                      int physical);
+
+#endif

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/* subgroup.c - sub-group operations of fiber kernels (<fiberpar/subgroup.h>).
+ *
+ * A sub-group is a run of consecutive fibers (consecutive work-items along
+ * dimension 0 of one row), so an operation is a round-robin rendezvous of
+ * those fibers alone, nested in the group's: the first member records the
+ * operation, puts FPAR__SITE_SUBGROUP in the group's rendezvous value and
+ * switches to the next member; each member stores its value and switches
+ * on; the last one computes every member's result, puts the group's value
+ * back and resumes the first member.  The members then run on in order to
+ * their next rendezvous, as they would after a barrier, and the fiber
+ * after the sub-group is still the next to arrive at the group's: the
+ * barrier's invariant (the running fiber's index is the number of fibers
+ * that have arrived before it) holds throughout.  One switch per member.
+ *
+ * While an operation waits for members, the group's rendezvous value
+ * matches no barrier and no return, so a member that arrives at one of
+ * those takes the barrier's (or the return's) slow path, which reports
+ * the divergence (subgroup_site.c).  The barrier's fast path is
+ * unchanged.  The values' arithmetic is value.h's, shared with the
+ * work-group collectives; the faults of the calls are subgroup_check.c's.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "sched/group/group.h"
+#include "sched/group/subgroup_check.h"
+#include "sched/group/subgroup_site.h"
+#include "sched/group/value.h"
+
+/* ---- Results ------------------------------------------------------------ */
+
+/* The reduction of in[0..n-1] in member order, of type T (t), whose
+ * values' bits are in the low end of in[]. */
+#define FPAR__SG_REDUCE(T, t)                                                  \
+  static uint64_t fpar__sg_reduce_##t(unsigned kind, const uint64_t *in,       \
+                                      size_t n) {                              \
+    T r = fpar__##t##_bits(in[0]);                                             \
+    size_t k;                                                                  \
+                                                                               \
+    for (k = 1; k < n; k++) {                                                  \
+      T x = fpar__##t##_bits(in[k]);                                           \
+      r = kind == FPAR__SG_ADD   ? fpar__add_##t(r, x)                         \
+          : kind == FPAR__SG_MIN ? fpar__min_##t(r, x)                         \
+                                 : fpar__max_##t(r, x);                        \
+    }                                                                          \
+    return fpar__bits_##t(r);                                                  \
+  }
+FPAR__SG_REDUCE(float, f32)
+FPAR__SG_REDUCE(double, f64)
+FPAR__SG_REDUCE(int32_t, i32)
+FPAR__SG_REDUCE(uint32_t, u32)
+
+/* The reduction `kind` of in[0..n-1] of `type`. */
+static uint64_t fpar__sg_reduce(unsigned kind, unsigned type,
+                                const uint64_t *in, size_t n) {
+  switch (type) {
+  case FPAR__SG_FLOAT:
+    return fpar__sg_reduce_f32(kind, in, n);
+  case FPAR__SG_DOUBLE:
+    return fpar__sg_reduce_f64(kind, in, n);
+  case FPAR__SG_INT:
+    return fpar__sg_reduce_i32(kind, in, n);
+  default:
+    return fpar__sg_reduce_u32(kind, in, n);
+  }
+}
+
+/* Every member's result of the operation over n members. */
+static void fpar__sg_compute(unsigned kind, unsigned type, uint64_t u,
+                             const uint64_t *in, const uint64_t *arg,
+                             uint64_t *out, size_t n) {
+  uint64_t all = 0;
+  size_t k;
+
+  switch (kind) {
+  case FPAR__SG_SHUFFLE:
+    for (k = 0; k < n; k++)
+      out[k] = in[arg[k]];
+    return;
+  case FPAR__SG_XOR:
+    for (k = 0; k < n; k++)
+      out[k] = (k ^ u) < n ? in[k ^ u] : in[k];
+    return;
+  case FPAR__SG_UP:
+    for (k = 0; k < n; k++)
+      out[k] = k >= u ? in[k - u] : in[k];
+    return;
+  case FPAR__SG_DOWN:
+    for (k = 0; k < n; k++)
+      out[k] = k + u < n ? in[k + u] : in[k];
+    return;
+  case FPAR__SG_BROADCAST:
+    all = in[u];
+    break;
+  case FPAR__SG_BALLOT:
+    for (k = 0; k < n; k++)
+      all |= (uint64_t)(in[k] != 0) << k;
+    break;
+  default:
+    all = fpar__sg_reduce(kind, type, in, n);
+    break;
+  }
+  for (k = 0; k < n; k++)
+    out[k] = all;
+}
+
+/* Free the values (the worker's end). */
+static void fpar__sg_free(void *state) {
+  fpar__subgroup_run *sg = state;
+
+  free(sg->v);
+}
+
+static __attribute__((noinline, cold)) void fpar__sg_alloc(fpar__worker *w) {
+  fpar__subgroup_run *sg = fpar__subgroup_of(w);
+
+  if ((sg->v = malloc(sizeof *sg->v)) == NULL)
+    fpar__group_abort(w, FPAR_ENOMEM,
+                      "no memory for the values of sub-group operations");
+  fpar__worker_slot_owns(w, FPAR__SLOT_SUBGROUP, fpar__sg_free);
+}
+
+/* The last member, fiber f, has arrived: every member's result, the
+ * group's rendezvous value back, and the first member resumed. */
+static __attribute__((noinline)) void fpar__sg_last(fpar__worker *w, size_t f,
+                                                    size_t n) {
+  fpar__group_run *g = &w->run;
+  fpar__subgroup_run *sg = fpar__subgroup_of(w);
+  size_t first = f + 1 - n;
+
+  fpar__sg_compute(sg->kind, sg->type, sg->uniform, sg->v->in, sg->v->arg,
+                   sg->v->out, n);
+  g->site = sg->group_site;
+  g->cur = first;
+  if (g->fibers == FPAR__FIBERS_COPIED && first != 0)
+    fpar__group_switch(w, &g->ctx[f], fpar__fiber_slot(g, f),
+                       w->copy.copier_ctx, FPAR__COPY_COPIER_SLOT,
+                       w->tsan_copier);
+  else
+    fpar__group_switch(w, &g->ctx[f], fpar__fiber_slot(g, f), g->ctx[first],
+                       fpar__fiber_slot(g, first),
+                       fpar__worker_tsan_fiber(w, first));
+}
+
+/* The first member of a sub-group records the operation and holds the
+ * group's rendezvous until the last member arrives. */
+static inline void fpar__sg_record(fpar__worker *w, const fpar_item *it,
+                                   unsigned kind, unsigned type, uint64_t a) {
+  fpar__group_run *g = &w->run;
+  fpar__subgroup_run *sg = fpar__subgroup_of(w);
+
+  sg->group_site = g->site;
+  g->site = FPAR__SITE_SUBGROUP;
+  sg->first_item = fpar_local_linear_id(it);
+  sg->kind = kind;
+  sg->type = type;
+  sg->uniform = a;
+}
+
+/* Whether member j > 0 arrives at the operation the first member
+ * recorded, with the same uniform argument. */
+static inline int fpar__sg_matches(fpar__worker *w, unsigned kind,
+                                   unsigned type, uint64_t a) {
+  const fpar__subgroup_run *sg = fpar__subgroup_of(w);
+
+  return w->run.site == FPAR__SITE_SUBGROUP && sg->kind == kind &&
+         sg->type == type &&
+         (fpar__sg_uniform_name(kind) == NULL || a == sg->uniform);
+}
+
+/* The operation `kind` on `type` of work-item it, with its value v and
+ * argument a (uniform where fpar__sg_uniform_name() names it), in any
+ * state: its names are looked up only on the way to a fault. */
+static __attribute__((noinline)) uint64_t
+fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
+                 uint64_t a) {
+  fpar__worker *w = fpar__self;
+  fpar__group_run *g;
+  fpar__subgroup_run *sg;
+  size_t s, j, n, f;
+
+  if (__builtin_expect(w == NULL, 0))
+    return fpar__sg_outside(fpar__subgroup_name(kind, type));
+  if (__builtin_expect(w->launch == NULL || !w->launch->spec.subgroup_ops, 0))
+    fpar__sg_refused(w, it, fpar__subgroup_name(kind, type));
+  s = it->geometry->sub_group_size;
+  j = it->local_id[0] % s;
+  n = it->geometry->local_range[0] - (it->local_id[0] - j);
+  n = n < s ? n : s;
+  if ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) && a >= n)
+    fpar__sg_bad_lane(w, fpar_local_linear_id(it), a,
+                      fpar__subgroup_name(kind, type), n);
+  if (n == 1) {
+    uint64_t out;
+    fpar__sg_compute(kind, type, a, &v, &a, &out, 1);
+    return out;
+  }
+  g = &w->run;
+  sg = fpar__subgroup_of(w);
+  if (__builtin_expect(g->fibers == FPAR__LOOP, 0)) {
+    /* Work-item 0 turns the group into fibers; any other comes after
+     * work-items that returned. */
+    if (fpar_local_linear_id(it) != 0)
+      fpar__sg_after_loop(w, fpar_local_linear_id(it), j,
+                          fpar__subgroup_name(kind, type));
+    fpar__group_promote(w);
+  }
+  f = g->cur;
+  if (j == 0)
+    fpar__sg_record(w, it, kind, type, a);
+  else if (__builtin_expect(!fpar__sg_matches(w, kind, type, a), 0))
+    fpar__sg_check_member(w, fpar_local_linear_id(it), j, kind, type, a,
+                          fpar__subgroup_name(kind, type));
+  if (__builtin_expect(sg->v == NULL, 0))
+    fpar__sg_alloc(w);
+  sg->v->in[j] = v;
+  sg->v->arg[j] = a;
+  if (j + 1 < n)
+    fpar__group_pass_on(w, &g->ctx[f]);
+  else
+    fpar__sg_last(w, f, n);
+  return sg->v->out[j];
+}
+
+/* The operation, inlined into each public function so that kind and type
+ * are constants.  The steady state (a member but the last, on fibers with
+ * stacks of their own, at the operation recorded) stores and switches
+ * without any other call, like the barrier's: a call on the way would
+ * make every member save and restore callee-saved registers on top of
+ * the switch's own saving.  Its member index crosses the switch in this
+ * frame.  Everything else, and every fault, is fpar__sg_op_slow. */
+static inline __attribute__((always_inline)) uint64_t
+fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
+            uint64_t a) {
+  fpar__worker *w = fpar__self;
+  size_t s, n, j;
+
+  if (__builtin_expect(w == NULL || w->launch == NULL ||
+                           !w->launch->spec.subgroup_ops ||
+                           w->run.fibers != FPAR__FIBERS_OWN ||
+                           fpar__subgroup_of(w)->v == NULL,
+                       0))
+    return fpar__sg_op_slow(it, kind, type, v, a);
+  s = it->geometry->sub_group_size;
+  j = it->local_id[0] % s;
+  n = it->geometry->local_range[0] - (it->local_id[0] - j);
+  n = n < s ? n : s;
+  if (__builtin_expect(
+          j + 1 >= n ||
+              ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) &&
+               a >= n) ||
+              (j != 0 && !fpar__sg_matches(w, kind, type, a)),
+          0))
+    return fpar__sg_op_slow(it, kind, type, v, a);
+  if (j == 0)
+    fpar__sg_record(w, it, kind, type, a);
+  fpar__subgroup_of(w)->v->in[j] = v;
+  fpar__subgroup_of(w)->v->arg[j] = a;
+  __asm__ volatile("" : "+m"(j));
+  fpar__group_pass_on_own(w, &w->run.ctx[w->run.cur]);
+  __asm__ volatile("" : "+m"(j));
+  return fpar__subgroup_of(fpar__self)->v->out[j];
+}
+
+/* ---- The public operations ------------------------------------------------
+ */
+
+uint64_t fpar_sub_group_ballot(fpar_item *it, int pred) {
+  return fpar__sg_op(it, FPAR__SG_BALLOT, FPAR__SG_INT, pred != 0, 0);
+}
+
+#define FPAR__SG_TYPE(t, T, TYPE, TO, FROM)                                    \
+  T fpar_sub_group_shuffle_##t(fpar_item *it, T v, size_t lane) {              \
+    return FROM(fpar__sg_op(it, FPAR__SG_SHUFFLE, TYPE, TO(v), lane));         \
+  }                                                                            \
+  T fpar_sub_group_shuffle_xor_##t(fpar_item *it, T v, unsigned mask) {        \
+    return FROM(fpar__sg_op(it, FPAR__SG_XOR, TYPE, TO(v), mask));             \
+  }                                                                            \
+  T fpar_sub_group_shuffle_up_##t(fpar_item *it, T v, unsigned delta) {        \
+    return FROM(fpar__sg_op(it, FPAR__SG_UP, TYPE, TO(v), delta));             \
+  }                                                                            \
+  T fpar_sub_group_shuffle_down_##t(fpar_item *it, T v, unsigned delta) {      \
+    return FROM(fpar__sg_op(it, FPAR__SG_DOWN, TYPE, TO(v), delta));           \
+  }                                                                            \
+  T fpar_sub_group_broadcast_##t(fpar_item *it, T v, size_t lane) {            \
+    return FROM(fpar__sg_op(it, FPAR__SG_BROADCAST, TYPE, TO(v), lane));       \
+  }                                                                            \
+  T fpar_sub_group_reduce_add_##t(fpar_item *it, T v) {                        \
+    return FROM(fpar__sg_op(it, FPAR__SG_ADD, TYPE, TO(v), 0));                \
+  }                                                                            \
+  T fpar_sub_group_reduce_min_##t(fpar_item *it, T v) {                        \
+    return FROM(fpar__sg_op(it, FPAR__SG_MIN, TYPE, TO(v), 0));                \
+  }                                                                            \
+  T fpar_sub_group_reduce_max_##t(fpar_item *it, T v) {                        \
+    return FROM(fpar__sg_op(it, FPAR__SG_MAX, TYPE, TO(v), 0));                \
+  }
+
+FPAR__SG_TYPE(f32, float, FPAR__SG_FLOAT, fpar__bits_f32, fpar__f32_bits)
+FPAR__SG_TYPE(f64, double, FPAR__SG_DOUBLE, fpar__bits_f64, fpar__f64_bits)
+FPAR__SG_TYPE(i32, int32_t, FPAR__SG_INT, fpar__bits_i32, fpar__i32_bits)
+FPAR__SG_TYPE(u32, uint32_t, FPAR__SG_UINT, fpar__bits_u32, fpar__u32_bits)

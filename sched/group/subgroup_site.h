@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* subgroup_site.h - a pending sub-group operation (subgroup_site.c): its
+ * state, the worker's FPAR__SLOT_SUBGROUP, and how the group's other
+ * rendezvous see it: its site value, its name, and the divergence report
+ * of a work-item that meets it at a barrier, a collective or the end of
+ * the kernel.  Below the barrier and the group runner, which call it;
+ * subgroup.c, which runs the operations, sits above them. */
+#ifndef FPAR_SCHED_GROUP_SUBGROUP_SITE_H
+#define FPAR_SCHED_GROUP_SUBGROUP_SITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fiberpar.h"
+#include "sched/group/worker.h"
+
+/* The members' values and results. */
+typedef struct fpar__subgroup_values {
+  uint64_t in[FPAR_MAX_SUB_GROUP_SIZE];
+  uint64_t arg[FPAR_MAX_SUB_GROUP_SIZE];
+  uint64_t out[FPAR_MAX_SUB_GROUP_SIZE];
+} fpar__subgroup_values;
+
+/* The operation the running sub-group meets at.  The values of member k
+ * (its sub-group local id) are in[k] and arg[k]; the last arrival writes
+ * every member's result to out[k], which each member reads when resumed,
+ * before it can arrive anywhere else. */
+typedef struct fpar__subgroup_run {
+  const char *group_site;   /* fpar__group_run.site, put back at the end */
+  size_t first_item;        /* local linear id of the first member */
+  unsigned kind, type;      /* the operation */
+  uint64_t uniform;         /* the first member's uniform argument */
+  fpar__subgroup_values *v; /* allocated at the worker's first operation,
+                               so that idle workers do not hold it */
+} fpar__subgroup_run;
+_Static_assert(sizeof(fpar__subgroup_run) <= FPAR__SLOT_BYTES,
+               "the sub-group state fits its slot");
+
+/* The sub-group state of worker w. */
+static inline fpar__subgroup_run *fpar__subgroup_of(fpar__worker *w) {
+  return fpar__worker_slot(w, FPAR__SLOT_SUBGROUP);
+}
+
+/* The group's rendezvous value (fpar__group_run.site) while a sub-group
+ * operation waits for members: a barrier or a return then compares
+ * unequal and takes its slow path, which reports the divergence. */
+extern const char fpar__site_subgroup[];
+#define FPAR__SITE_SUBGROUP fpar__site_subgroup
+
+/* The operations and types, in the order of their names. */
+enum {
+  FPAR__SG_SHUFFLE,
+  FPAR__SG_XOR,
+  FPAR__SG_UP,
+  FPAR__SG_DOWN,
+  FPAR__SG_BROADCAST,
+  FPAR__SG_BALLOT,
+  FPAR__SG_ADD,
+  FPAR__SG_MIN,
+  FPAR__SG_MAX
+};
+enum { FPAR__SG_FLOAT, FPAR__SG_DOUBLE, FPAR__SG_INT, FPAR__SG_UINT };
+
+/* The name of the argument that must agree, for operations that have
+ * one. */
+static inline const char *fpar__sg_uniform_name(unsigned kind) {
+  switch (kind) {
+  case FPAR__SG_XOR:
+    return "mask";
+  case FPAR__SG_UP:
+  case FPAR__SG_DOWN:
+    return "delta";
+  case FPAR__SG_BROADCAST:
+    return "lane";
+  default:
+    return NULL;
+  }
+}
+
+/* "fpar_sub_group_KIND_TYPE" of an operation (FPAR__SG_*) and type. */
+const char *fpar__subgroup_name(unsigned kind, unsigned type);
+
+/* Work-item `item` did `what` ("returned from the kernel", "waits at the
+ * barrier at x") while the members of its sub-group before it wait at a
+ * sub-group operation: fail the group with FPAR_EDIVERGENCE. */
+_Noreturn void fpar__subgroup_diverged(fpar__worker *w, size_t item,
+                                       const char *what);
+
+#endif

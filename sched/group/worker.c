@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* worker.c - what a worker's running groups ask of it: the worker of the
+ * calling thread, the next group of its launch, room for the contexts of
+ * a group's fibers, and the way back to the worker's scheduler context.
+ *
+ * Work distribution: a launch's groups are split into one contiguous chunk
+ * per worker (the same split for every launch of the same shape, so a
+ * worker keeps touching the same data); a worker takes groups from the
+ * front of its own chunk, then steals from the others'.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/fiber/context.h"
+#include "sched/fiber/sanitizer.h"
+#include "sched/group/worker.h"
+
+__thread fpar__worker *fpar__self __attribute__((tls_model("initial-exec")));
+
+static int fpar__chunk_take(fpar__chunk *c, size_t *group) {
+  size_t g;
+
+  if (atomic_load_explicit(&c->next, memory_order_relaxed) >= c->end)
+    return 0;
+  g = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed);
+  if (g >= c->end)
+    return 0;
+  *group = g;
+  return 1;
+}
+
+int fpar__worker_claim(fpar__worker *w, size_t *group) {
+  fpar__launch *l = w->launch;
+  unsigned n = l->num_chunks, k;
+
+  if (fpar__chunk_take(&l->chunks[w->index], group))
+    return 1;
+  for (k = 1; k < n; k++)
+    if (fpar__chunk_take(&l->chunks[(w->index + k) % n], group))
+      return 1;
+  return 0;
+}
+
+void fpar__worker_to_sched(fpar__worker *w) {
+  fpar__san_switch_out(NULL, w->thread_stack_lo, w->thread_stack_size);
+  fpar__tsan_fiber_switch(w->tsan_sched);
+  fpar__ctx_switch(&w->dead_ctx, w->sched_ctx);
+  __builtin_unreachable();
+}
+
+void fpar__worker_slots_destroy(fpar__worker *w) {
+  unsigned k;
+
+  for (k = 0; k < FPAR__SLOTS; k++)
+    if (w->slots[k].destroy != NULL)
+      w->slots[k].destroy(w->slots[k].state);
+}
+
+int fpar__worker_reserve_fibers(fpar__worker *w, size_t n) {
+  size_t want = n + 2, f;
+  void **ctx;
+
+  if (want <= w->cap_ctx)
+    return 0;
+  ctx = realloc(w->run.ctx, want * sizeof *ctx);
+  if (ctx == NULL)
+    return FPAR_ENOMEM;
+  memset(ctx + w->cap_ctx, 0, (want - w->cap_ctx) * sizeof *ctx);
+  w->run.ctx = ctx;
+  if (fpar__tsan_enabled()) {
+    void **fibers = realloc(w->tsan_fibers, want * sizeof *fibers);
+    if (fibers == NULL)
+      return FPAR_ENOMEM;
+    for (f = w->cap_ctx; f < want; f++)
+      fibers[f] = fpar__tsan_fiber_create();
+    w->tsan_fibers = fibers;
+  }
+  w->cap_ctx = want;
+  return 0;
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/* worker.h - one worker thread's state, seen by the code that runs groups
+ * on it (worker.c: the calling thread's worker, taking groups, room for
+ * fibers, the way back to the scheduler).  Its memory is made in
+ * exec/worker_run.c; thread handles and locks are the scheduler's
+ * (exec/sched.c).  Features that keep state of their own in a worker
+ * (collectives, sub-groups, group copies, phase loops, scoped nesting) each
+ * own a slot of it, which this header does not look into. */
+/* Room group of sched/ (docs/layout.md): running a work-group on a worker:
+ * the worker's state and feature slots, the nd_range runner, barrier, local
+ * memory and arena, copied stacks, phase loops, collectives, sub-groups,
+ * group copies, scoped and hierarchical groups, ending a group.  The rooms,
+ * in the order they may include one another: base, machine, fiber, group,
+ * diag, exec; a room includes its own headers and those of the rooms before
+ * it, never one after it (tests/test_layout.sh checks).  group includes
+ * base, machine and fiber; diag, exec and lib/ include it. */
+#ifndef FPAR_SCHED_GROUP_WORKER_H
+#define FPAR_SCHED_GROUP_WORKER_H
+
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fiberpar.h"
+#include "sched/base/launch_record.h"
+#include "sched/fiber/sanitizer.h"
+#include "sched/fiber/stack.h"
+#include "sched/group/arena.h"
+#include "sched/group/copystack.h"
+
+struct fpar__sched;
+
+/* A group-local object (fpar_group_local_memory): the k-th request. */
+typedef struct fpar__local_obj {
+  void *ptr;
+  size_t size;
+  size_t align;
+  size_t owner; /* local linear id of the work-item that allocated it */
+} fpar__local_obj;
+
+/* How the running group runs: a loop over its work-items (until work-item
+ * 0 reaches a barrier), fibers on stacks of their own, or fibers 1.. that
+ * take turns on one shared stack (copystack.h). */
+#define FPAR__LOOP 0
+#define FPAR__FIBERS_OWN 1
+#define FPAR__FIBERS_COPIED 2
+
+/* The group a worker is running.  The first members are the barrier's hot
+ * state and share one cache line.  Fiber f carries work-item f, or the
+ * f-th sub-group of a lane kernel (fpar__fiber_first_item()).  Fibers
+ * reach every rendezvous in order, so the running one's index is also the
+ * number of fibers that have arrived before it. */
+typedef struct fpar__group_run {
+  size_t cur;         /* index of the running fiber */
+  size_t size;        /* fibers of the group */
+  const char *site;   /* what the rendezvous' first arrival did */
+  void **ctx;         /* ctx[f]: saved context of fiber f; 2 spare slots */
+  int fibers;         /* FPAR__LOOP, FPAR__FIBERS_OWN or _COPIED */
+  int shared_fpenv;   /* fibers switch without the FPU control words */
+  uint64_t fpu;       /* floating-point control state kernels start with */
+  size_t parked;      /* fibers 1..parked wait to start a work-item */
+  size_t start_id[3]; /* local id of the next fiber to start */
+  size_t group_id[3];
+  void *local_buffers[FPAR_MAX_LOCAL_BUFFERS];
+  const fpar_item *loop_item; /* work-item 0: the item a barrier-free group
+                                 runs, and its fibers' template */
+  fpar__local_obj *objects;
+  unsigned num_objects, cap_objects;
+  size_t arena_mark; /* arena level at group start */
+  /* The running group's geometry (its work-items' fpar_item::geometry):
+   * the launch's, or `edge` for a group smaller than the enqueued size
+   * (the last one in a dimension the local range does not divide). */
+  const fpar_nd_geometry *geo;
+  fpar_nd_geometry edge;
+  unsigned barriers; /* rendezvous passed since the trace's group began */
+  size_t serial;     /* groups begun on the worker: a feature that keeps
+                        records per group tells a new group by it */
+} fpar__group_run;
+
+/* Rendezvous value of work-items that returned from the kernel. */
+extern const char fpar__site_exit[];
+#define FPAR__SITE_EXIT fpar__site_exit
+
+/* The features that keep state in a worker, one slot each. */
+enum {
+  FPAR__SLOT_PHASE,      /* phase.c: states and stops of phase loops */
+  FPAR__SLOT_COLLECTIVE, /* collective.c: the pending work-group collective */
+  FPAR__SLOT_SUBGROUP,   /* subgroup.c: the pending sub-group operation */
+  FPAR__SLOT_ASYNC,      /* async_copy.c: the running group's copies */
+  FPAR__SLOT_SCOPED,     /* scoped.c: the nesting of scoped groups */
+  FPAR__SLOTS
+};
+
+/* Bytes of state a slot holds. */
+#define FPAR__SLOT_BYTES 112
+
+/* A feature's state inside the worker, so that its hot paths reach it at
+ * a constant offset from the worker, as they would a member, and on the
+ * worker's NUMA node.  Its type is the feature's own (its header has the
+ * accessor, fpar__worker_slot() with the feature's id).  The state starts
+ * zeroed; a feature that allocates memory for it sets `destroy`, which
+ * the worker's end calls (fpar__worker_slots_destroy). */
+typedef struct fpar__slot {
+  void (*destroy)(void *state);
+  alignas(16) unsigned char state[FPAR__SLOT_BYTES];
+} fpar__slot;
+
+/* A fault that ends the running group. */
+typedef struct fpar__fault {
+  int code;         /* 0 when there is none */
+  int overflow;     /* a stack overflow: the scheduler writes the detail */
+  const void *addr; /* faulting address of an overflow; NULL: seen at a
+                       switch */
+  char detail[384];
+} fpar__fault;
+
+typedef struct fpar__worker {
+  fpar__group_run run;
+  unsigned index;
+  struct fpar__sched *sched;
+  fpar__launch *launch; /* the launch whose groups the worker takes */
+  size_t groups_done;   /* finished, not yet added to the launch */
+  uint64_t last_seq;    /* seq of the last launch entered */
+  void *sched_ctx;      /* the worker thread's own stack */
+  void *dead_ctx;       /* save slot of contexts that never resume */
+  void *runner_ctx;     /* work-item 0, which also takes the groups */
+  fpar__stack_pool stacks;
+  fpar__copystack copy;
+  size_t cap_ctx; /* entries of run.ctx */
+  fpar__arena arena;
+  fpar__fault fault;
+  int in_kernels; /* the runner or a fiber runs, not the scheduler */
+  /* ThreadSanitizer builds: the TSan fibers of the scheduler, the copier,
+   * and fiber f (0: the runner) in tsan_fibers[f], cap_ctx of them. */
+  void *tsan_sched, *tsan_copier;
+  void **tsan_fibers;
+  const void *thread_stack_lo; /* the scheduler's stack, for sanitizers */
+  size_t thread_stack_size;
+  /* FIBERPAR_TRACE: the worker's recorder (diag/trace.h), NULL when
+   * tracing is off. */
+  struct fpar__trace_worker *trace;
+  fpar__slot slots[FPAR__SLOTS];
+} fpar__worker;
+
+/* The state of feature `id` (FPAR__SLOT_*) in w. */
+static inline void *fpar__worker_slot(fpar__worker *w, unsigned id) {
+  return w->slots[id].state;
+}
+
+/* The state of feature `id` holds memory: destroy(state) frees it at the
+ * worker's end. */
+static inline void fpar__worker_slot_owns(fpar__worker *w, unsigned id,
+                                          void (*destroy)(void *state)) {
+  w->slots[id].destroy = destroy;
+}
+
+/* Free what the features' states hold. */
+void fpar__worker_slots_destroy(fpar__worker *w);
+
+/* The TSan fiber of fiber f (NULL in builds without ThreadSanitizer). */
+static inline void *fpar__worker_tsan_fiber(const fpar__worker *w, size_t f) {
+  return fpar__tsan_enabled() ? w->tsan_fibers[f] : NULL;
+}
+
+/* fpar_barrier() finds the worker from the run state it is handed. */
+_Static_assert(offsetof(fpar__worker, run) == 0,
+               "the group run state must open the worker");
+
+/* The worker running on this thread, NULL on other threads. */
+extern __thread fpar__worker *fpar__self
+    __attribute__((tls_model("initial-exec")));
+
+/* Leave the running fiber (or the runner) for good and resume the
+ * worker's scheduler context: the end of a launch's groups, or of a
+ * group that faulted. */
+_Noreturn void fpar__worker_to_sched(fpar__worker *w);
+
+/* Make room for the contexts of n fibers (and two spare entries).
+ * Returns 0 or FPAR_ENOMEM. */
+int fpar__worker_reserve_fibers(fpar__worker *w, size_t n);
+
+/* Take the next group of the worker's launch: from its own chunk, else
+ * from another worker's.  Returns 1 and the linear group id, or 0. */
+int fpar__worker_claim(fpar__worker *w, size_t *group);
+
+#endif
