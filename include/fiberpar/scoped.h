@@ -585,8 +585,9 @@ FPAR_EXTERN int fpar_parallel_for_work_item_range(fpar_group *g,
 
 /**
  * \brief fpar_parallel_for_work_item() with a row runner (see
- *        FPAR_DEFINE_ITEMS_ROW and FPAR_DEFINE_LANES_ROW): one call per row
- *        of physical work-items.  Implicit barrier.
+ *        FPAR_DEFINE_ITEMS_ROW and FPAR_DEFINE_LANES_ROW), which runs the
+ *        physical work-items of \p g in one loop per row into which the
+ *        body inlines (and may vectorise).  Implicit barrier.
  * \param g the work group.
  * \param row the row runner.
  * \param ctx passed to the body.
