@@ -22,7 +22,9 @@
  * Variants alternate within each repetition, so drift hits all alike;
  * every result is checked bit for bit against the plain C loop.
  *
- * A section for examples/bench once that is split into sections. */
+ * A program of its own, not a section of examples/bench: its kernels are
+ * built twice (rows_kernels.c, with and without the kernel flags), where
+ * the bench's sources all share one set of flags. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
