@@ -42,7 +42,9 @@
  *    runtime are destroyed (it owns what it needs: waiting on it then
  *    returns its final status at once);
  *  - kernel args are the caller's: they must stay valid until the launch
- *    has finished (fpar_event_wait(), fpar_queue_wait());
+ *    has finished (fpar_event_wait(), fpar_queue_wait()), unless the
+ *    launch copies them (by value: fpar_launch_desc::args_size,
+ *    fpar_parallel_for_by_value(), fpar_parallel_for_kernel_by_value());
  *  - launch descriptions, their names and their local-buffer descriptions
  *    are copied by fpar_launch(): they may be freed when it returns.
  * Calls that would wait from inside a kernel for work of the kernel's own
@@ -55,13 +57,19 @@
  * different objects never need the caller's locking.  On the same object:
  *  - fpar_launch() and the other submissions may be called concurrently
  *    from several threads on the same queue or on several queues of one
- *    runtime: submission takes the runtime's lock, and all queues of a
- *    runtime feed one first-in first-out list, so launches run one after
- *    another in the order their submissions took the lock, whatever their
- *    queue;
+ *    runtime: submission takes no lock, and all queues of a runtime feed
+ *    one first-in first-out list, so launches run one after another in the
+ *    order their submissions reached the list, whatever their queue;
  *  - fpar_queue_wait() and fpar_event_wait() may wait concurrently from
  *    several threads; a launch's fault is returned by the fpar_queue_wait()
- *    that first sees it, and by every fpar_event_wait() on its event;
+ *    that first sees it (fpar_last_error() then gives its message), and by
+ *    every fpar_event_wait() on its event;
+ *  - a thread that waits (fpar_event_wait(), fpar_queue_wait(),
+ *    fpar_queue_destroy()) runs work-groups of the launch being executed
+ *    meanwhile, as OpenMP's master thread works in its team, unless it is
+ *    itself running a kernel: kernels may run on any thread that waits,
+ *    with the floating-point control state of the workers (see
+ *    docs/launch-path.md);
  *  - fpar_event_status(), fpar_event_result(), fpar_event_error() and
  *    fpar_event_profile() only read, from any thread;
  *  - destroying or releasing an object (fpar_queue_destroy(),
@@ -328,7 +336,9 @@ typedef struct fpar_runtime_opts {
   /** Largest work-group (work-items); default 4096. */
   size_t max_group_size;
   /** Microseconds an idle worker or waiting host thread spins before it
-   *  sleeps (FIBERPAR_SPIN_US); default 50. */
+   *  sleeps (FIBERPAR_SPIN_US); default 50.  Only time spent spinning
+   *  counts, not time the thread was descheduled; a spinning thread
+   *  gives its core away every few microseconds (docs/launch-path.md). */
   unsigned spin_us;
   /** Floating-point control state across barriers (FIBERPAR_FPENV). */
   fpar_fpenv fpenv;
@@ -561,10 +571,13 @@ FPAR_EXTERN int fpar_queue_create(fpar_runtime *rt, unsigned flags,
                                   fpar_queue **q);
 
 /**
- * \brief Wait for every launch submitted to \p q so far.
+ * \brief Wait for every launch submitted to \p q so far, running
+ *        work-groups of them meanwhile (see "Threads" above).
  * \param q the queue.
  * \return 0, or the error code of the first launch that failed since the
- *         previous fpar_queue_wait() (the queue stays usable);
+ *         previous fpar_queue_wait(), whose message (kernel, work-group,
+ *         work-items, what happened) fpar_last_error() then gives, as
+ *         fpar_event_error() would (the queue stays usable);
  *         FPAR_EDEADLOCK when called by a kernel of the queue's runtime
  *         while the queue has work; FPAR_EFORK in a forked child.
  */
@@ -1070,6 +1083,10 @@ typedef struct fpar_local_buffer_desc {
   size_t align; /**< power of two up to FPAR_MAX_LOCAL_ALIGN; 0 means 64 */
 } fpar_local_buffer_desc;
 
+/** Most bytes of arguments a launch copies when it is submitted
+ *  (fpar_launch_desc::args_size): 32 pointers or doubles. */
+#define FPAR_MAX_ARGS_SIZE 256
+
 /** Most launch-time local buffers one launch may have. */
 #define FPAR_MAX_LOCAL_BUFFERS 16
 
@@ -1151,6 +1168,15 @@ typedef struct fpar_launch_desc {
    *  FPAR_MAX_SUB_GROUP_SIZE), or the lanes of a lane kernel, which
    *  accepts no other value. */
   unsigned subgroup_size;
+  /** Arguments by value: when not 0, fpar_launch() copies the args_size
+   *  bytes at args (at most FPAR_MAX_ARGS_SIZE) into the launch, and every
+   *  call receives a pointer to that copy, aligned to 64 bytes, so that
+   *  args need not outlive the call to fpar_launch() (OpenCL copies kernel
+   *  arguments at enqueue, SYCL captures by value).  The copy is shared by
+   *  all work-items of the launch: kernels only read it.  0 (and a caller
+   *  whose description is older than this member): args is passed as
+   *  given and must stay valid until the launch has finished. */
+  size_t args_size;
 } fpar_launch_desc;
 
 /**
@@ -1248,6 +1274,26 @@ FPAR_EXTERN int fpar_parallel_for_kernel(fpar_queue *q, fpar_range global,
                                          fpar_range local, const fpar_kernel *k,
                                          void *args, fpar_event **ev);
 
+/**
+ * \brief fpar_parallel_for_kernel() with its arguments passed by value
+ *        (as fpar_parallel_for_by_value()): the launch keeps a copy of
+ *        the \p args_size bytes at \p args, which need not outlive the
+ *        call.
+ * \param q the queue.
+ * \param global the global range.
+ * \param local the work-group range, or FPAR_LOCAL_AUTO.
+ * \param k the kernel; its calls receive a pointer to the launch's copy
+ *        (64-byte aligned, shared by all work-items: read it only).
+ * \param args the arguments to copy.
+ * \param args_size their size in bytes, 1 to FPAR_MAX_ARGS_SIZE.
+ * \param ev receives an event the caller must release, or NULL.
+ * \return as fpar_launch(): FPAR_EINVAL for args_size 0 or above
+ *         FPAR_MAX_ARGS_SIZE, or args NULL.
+ */
+FPAR_EXTERN int fpar_parallel_for_kernel_by_value(
+    fpar_queue *q, fpar_range global, fpar_range local, const fpar_kernel *k,
+    const void *args, size_t args_size, fpar_event **ev);
+
 /* ---- Launching with a description, or a bare kernel function ---------- */
 
 /**
@@ -1272,7 +1318,8 @@ FPAR_EXTERN int fpar_parallel_for_kernel(fpar_queue *q, fpar_range global,
  * \param q the queue.
  * \param d the description.
  * \param ev receives an event the caller must release, or NULL.
- * \return 0; FPAR_EINVAL, FPAR_EDIM, FPAR_EEMPTY, FPAR_ENONDIV,
+ * \return 0; FPAR_EINVAL (also for args_size above FPAR_MAX_ARGS_SIZE,
+ *         or not 0 with args NULL), FPAR_EDIM, FPAR_EEMPTY, FPAR_ENONDIV,
  *         FPAR_EGROUPSIZE, FPAR_ELOCALMEM, FPAR_ENULLKERNEL or FPAR_ENOMEM
  *         for a launch that cannot run (nothing is submitted).
  */
@@ -1302,6 +1349,29 @@ FPAR_EXTERN int fpar_launch(fpar_queue *q, const fpar_launch_desc *d,
 FPAR_EXTERN int fpar_parallel_for(fpar_queue *q, fpar_range global,
                                   fpar_range local, fpar_kernel_fn kernel,
                                   void *args, fpar_event **ev);
+
+/**
+ * \brief fpar_parallel_for() with its arguments passed by value: the
+ *        launch keeps a copy of the \p args_size bytes at \p args, which
+ *        the caller may reuse or free as soon as the call returns (a loop
+ *        that queues one launch per time step can keep its step's
+ *        arguments in one local variable).
+ * \param q the queue.
+ * \param global the global range.
+ * \param local the work-group range, or FPAR_LOCAL_AUTO.
+ * \param kernel the kernel; it receives a pointer to the launch's copy
+ *        (64-byte aligned, shared by all work-items: read it only).
+ * \param args the arguments to copy.
+ * \param args_size their size in bytes, 1 to FPAR_MAX_ARGS_SIZE.
+ * \param ev receives an event the caller must release, or NULL.
+ * \return as fpar_launch(): FPAR_EINVAL for args_size 0 or above
+ *         FPAR_MAX_ARGS_SIZE, or args NULL.
+ */
+FPAR_EXTERN int fpar_parallel_for_by_value(fpar_queue *q, fpar_range global,
+                                           fpar_range local,
+                                           fpar_kernel_fn kernel,
+                                           const void *args, size_t args_size,
+                                           fpar_event **ev);
 
 #ifdef __cplusplus
 }

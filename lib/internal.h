@@ -18,15 +18,19 @@ struct fpar_queue {
   fpar_runtime *rt;
   unsigned flags;
   atomic_size_t outstanding; /* submitted, not yet completed */
-  atomic_int first_error;    /* since the last fpar_queue_wait() */
+  /* The first launch that failed since the last fpar_queue_wait(), with
+   * a reference (for its code and message), or NULL. */
+  _Atomic(fpar__launch *) first_failed;
 };
 
-/* Make a launch of spec and hand it to the queue's runtime.  The launch's
- * reference passes to the event when ev is not NULL (with a reference on
- * the scheduler, so that the event stays usable after its queue and
- * runtime are gone), else it is dropped.  Returns 0 or FPAR_ENOMEM. */
+/* Make a launch of spec and hand it to the queue's runtime; args_size
+ * bytes at spec->args are copied into the launch when it is not 0.  The
+ * launch's reference passes to the event when ev is not NULL (with a
+ * reference on the scheduler, so that the event stays usable after its
+ * queue and runtime are gone), else it is dropped.  Returns 0 or
+ * FPAR_ENOMEM. */
 int fpar__queue_submit(fpar_queue *q, const fpar__launch_spec *spec,
-                       fpar_event **ev);
+                       size_t args_size, fpar_event **ev);
 
 /* 0 when rt can be used by this process, else FPAR_EFORK with a message
  * naming the calling function fn. */

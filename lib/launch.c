@@ -155,6 +155,24 @@ static int fpar__launch_group_shape(const fpar_launch_desc *d,
   return 0;
 }
 
+/* Arguments by value (fpar_launch_desc::args_size): at most
+ * FPAR_MAX_ARGS_SIZE bytes, and somewhere to copy them from. */
+static int fpar__launch_args(const fpar_launch_desc *d) {
+  const char *name = d->name ? d->name : "(unnamed)";
+
+  if (d->args_size > FPAR_MAX_ARGS_SIZE)
+    return fpar__set_error(FPAR_EINVAL,
+                           "launch '%s': args_size %zu is above "
+                           "FPAR_MAX_ARGS_SIZE (%d); pass larger arguments "
+                           "by pointer (args_size 0)",
+                           name, d->args_size, FPAR_MAX_ARGS_SIZE);
+  if (d->args_size != 0 && d->args == NULL)
+    return fpar__set_error(FPAR_EINVAL,
+                           "launch '%s': args_size is %zu but args is NULL",
+                           name, d->args_size);
+  return 0;
+}
+
 /* Which of kernel, scoped and hierarchical the description sets. */
 static int fpar__launch_model(const fpar_launch_desc *d, fpar__model *model) {
   int set =
@@ -279,7 +297,8 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *given, fpar_event **ev) {
       return err;
     d = &from_def;
   }
-  if ((err = fpar__launch_model(d, &model)) != 0)
+  if ((err = fpar__launch_model(d, &model)) != 0 ||
+      (err = fpar__launch_args(d)) != 0)
     return err;
   if (d->lanes > 1 && (model != FPAR__ND_RANGE || d->lanes > 64 ||
                        (d->lanes & (d->lanes - 1)) != 0))
@@ -324,20 +343,22 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *given, fpar_event **ev) {
       (err = fpar__launch_phase(&spec, d)) != 0)
     return err;
   fpar__copy_name(spec.name, sizeof spec.name, d->name ? d->name : "(unnamed)");
-  return fpar__queue_submit(q, &spec, ev);
+  return fpar__queue_submit(q, &spec, d->args_size, ev);
 }
 
-/* An nd_range launch of a kernel function or of a def. */
+/* An nd_range launch of a kernel function or of a def, with args by
+ * pointer (args_size 0) or copied. */
 static int fpar__launch_range(fpar_queue *q, fpar_range global,
                               fpar_range local, fpar_kernel_fn kernel,
-                              const fpar_kernel *def, void *args,
-                              fpar_event **ev) {
+                              const fpar_kernel *def, const void *args,
+                              size_t args_size, fpar_event **ev) {
   fpar_launch_desc d;
 
   fpar_launch_desc_init(&d);
   d.kernel = kernel;
   d.def = def;
-  d.args = args;
+  d.args = (void *)args; /* by value (copied), or the caller's to share */
+  d.args_size = args_size;
   d.global = global;
   d.local = local;
   d.flags = FPAR_LAUNCH_UNIFORM; /* SYCL's nd_range */
@@ -346,13 +367,45 @@ static int fpar__launch_range(fpar_queue *q, fpar_range global,
 
 int fpar_parallel_for(fpar_queue *q, fpar_range global, fpar_range local,
                       fpar_kernel_fn kernel, void *args, fpar_event **ev) {
-  return fpar__launch_range(q, global, local, kernel, NULL, args, ev);
+  return fpar__launch_range(q, global, local, kernel, NULL, args, 0, ev);
 }
 
 int fpar_parallel_for_kernel(fpar_queue *q, fpar_range global, fpar_range local,
                              const fpar_kernel *k, void *args,
                              fpar_event **ev) {
-  return fpar__launch_range(q, global, local, NULL, k, args, ev);
+  return fpar__launch_range(q, global, local, NULL, k, args, 0, ev);
+}
+
+/* The by-value calls: 0 bytes would pass args by pointer instead. */
+static int fpar__by_value_size(size_t args_size, const char *fn) {
+  if (args_size == 0)
+    return fpar__set_error(FPAR_EINVAL,
+                           "%s: args_size is 0; pass no arguments with the "
+                           "call without _by_value",
+                           fn);
+  return 0;
+}
+
+int fpar_parallel_for_by_value(fpar_queue *q, fpar_range global,
+                               fpar_range local, fpar_kernel_fn kernel,
+                               const void *args, size_t args_size,
+                               fpar_event **ev) {
+  int err = fpar__by_value_size(args_size, "fpar_parallel_for_by_value");
+
+  return err ? err
+             : fpar__launch_range(q, global, local, kernel, NULL, args,
+                                  args_size, ev);
+}
+
+int fpar_parallel_for_kernel_by_value(fpar_queue *q, fpar_range global,
+                                      fpar_range local, const fpar_kernel *k,
+                                      const void *args, size_t args_size,
+                                      fpar_event **ev) {
+  int err = fpar__by_value_size(args_size, "fpar_parallel_for_kernel_by_value");
+
+  return err ? err
+             : fpar__launch_range(q, global, local, NULL, k, args, args_size,
+                                  ev);
 }
 
 /* A scoped or hierarchical launch of the group function fn. */

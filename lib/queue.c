@@ -23,31 +23,47 @@ int fpar_queue_create(fpar_runtime *rt, unsigned flags, fpar_queue **out) {
   q->rt = rt;
   q->flags = flags;
   atomic_init(&q->outstanding, 0);
-  atomic_init(&q->first_error, 0);
+  atomic_init(&q->first_failed, NULL);
   atomic_fetch_add(&rt->queues, 1);
   *out = q;
   return 0;
 }
 
-/* Runs on the worker that completed the launch. */
+/* Runs on the thread that completed the launch. */
 static void fpar__queue_launch_complete(fpar__launch *l) {
   fpar_queue *q = l->hooks.queue;
-  int status = atomic_load_explicit(&l->status, memory_order_relaxed);
 
-  if (status < 0) {
-    int expected = 0;
-    atomic_compare_exchange_strong(&q->first_error, &expected, status);
+  if (atomic_load_explicit(&l->status, memory_order_relaxed) < 0) {
+    fpar__launch *expected = NULL;
+    fpar__launch_ref(l);
+    if (!atomic_compare_exchange_strong(&q->first_failed, &expected, l))
+      fpar__launch_unref(l);
   }
   fpar__uv_launch_complete(l);
   atomic_fetch_sub_explicit(&q->outstanding, 1, memory_order_release);
 }
 
-int fpar__queue_submit(fpar_queue *q, const fpar__launch_spec *spec,
-                       fpar_event **ev) {
-  fpar__launch *l = fpar__launch_create(spec, q->rt->cfg.num_threads);
+/* The first failure since the last wait, taken from q: its code, with
+ * its message (kernel, work-group, work-items) as the calling thread's
+ * last error; 0 when there was none. */
+static int fpar__queue_take_failure(fpar_queue *q) {
+  fpar__launch *l = atomic_exchange(&q->first_failed, NULL);
+  int err;
 
   if (l == NULL)
-    return fpar__set_error(FPAR_ENOMEM, "no memory for a launch");
+    return 0;
+  err = fpar__set_error(atomic_load(&l->status), "%s", l->error);
+  fpar__launch_unref(l);
+  return err;
+}
+
+int fpar__queue_submit(fpar_queue *q, const fpar__launch_spec *spec,
+                       size_t args_size, fpar_event **ev) {
+  fpar__launch *l = fpar__sched_launch_create(q->rt->sched, spec, args_size);
+
+  if (l == NULL)
+    return fpar__set_error(FPAR_ENOMEM, "no memory for launch '%s'",
+                           spec->name);
   l->hooks.queue = q;
   l->hooks.complete = fpar__queue_launch_complete;
   atomic_fetch_add_explicit(&q->outstanding, 1, memory_order_relaxed);
@@ -87,10 +103,11 @@ int fpar_queue_wait(fpar_queue *q) {
     return fpar__set_error(FPAR_EINVAL, "fpar_queue_wait: q is NULL");
   if ((err = fpar__sched_wait(q->rt->sched, fpar__queue_idle, q)) != 0)
     return fpar__wait_refused(err, "fpar_queue_wait", "the queue's launches");
-  return atomic_exchange(&q->first_error, 0);
+  return fpar__queue_take_failure(q);
 }
 
 int fpar_queue_destroy(fpar_queue *q) {
+  fpar__launch *failed;
   int err;
 
   if (q == NULL)
@@ -98,6 +115,8 @@ int fpar_queue_destroy(fpar_queue *q) {
   if ((err = fpar__sched_wait(q->rt->sched, fpar__queue_idle, q)) != 0)
     return fpar__wait_refused(err, "fpar_queue_destroy",
                               "the queue's launches");
+  if ((failed = atomic_exchange(&q->first_failed, NULL)) != NULL)
+    fpar__launch_unref(failed); /* never waited for: its code is dropped */
   atomic_fetch_sub(&q->rt->queues, 1);
   free(q);
   return 0;

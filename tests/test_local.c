@@ -120,13 +120,17 @@ START_TEST(test_zero_filled_at_every_group_start) {
   size_t launch, i, g, reused = 0;
 
   /* One worker runs the groups one after another on the same arena, so a
-   * later group's object lands where an earlier one left garbage. */
+   * later group's object lands where an earlier one left garbage (the test
+   * polls: a thread that waits would run groups on an arena of its own). */
   fpar_test_env_init(&e, 1);
   for (launch = 0; launch < LAUNCHES; launch++) {
+    fpar_event *ev;
     memset(saw_zero, 0, sizeof saw_zero);
     args.ptr = ptr[launch];
-    run_launch(&e, fpar_range1(N), fpar_range1(L), zero_then_dirty_kernel,
-               &args);
+    ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(N), fpar_range1(L),
+                                        zero_then_dirty_kernel, &args, &ev));
+    ck_assert_int_eq(fpar_test_poll(ev), FPAR_COMPLETE);
+    fpar_event_release(ev);
     for (i = 0; i < N; i++)
       ck_assert_msg(saw_zero[i],
                     "launch %zu: work-item %zu of group %zu saw a dirty "

@@ -142,9 +142,11 @@ static void where_kernel(fpar_item *it, void *args) {
   sched_getaffinity(0, sizeof w->bound[g], &w->bound[g]);
 }
 
-/* Run where_kernel and check that every group ran inside `set`, on a
- * thread bound inside it, with local memory on the NUMA node its worker
- * reports (when the kernel saw only one worker's binding). */
+/* Run where_kernel on the workers and check that every group ran inside
+ * `set`, on a thread bound inside it, with local memory on the NUMA node
+ * its worker reports (when the kernel saw only one worker's binding).  The
+ * test polls the event (fpar_test_poll()): a thread that waits would run
+ * groups too, with its own binding. */
 static void check_kernels_inside(fpar_runtime *rt, cpu_set_t set) {
   static where w;
   fpar_queue *q;
@@ -153,6 +155,7 @@ static void check_kernels_inside(fpar_runtime *rt, cpu_set_t set) {
   ck_assert_fpar_ok(fpar_queue_create(rt, 0, &q));
   ck_assert_fpar_ok(fpar_parallel_for(q, fpar_range1(GROUPS), fpar_range1(1),
                                       where_kernel, &w, &ev));
+  fpar_test_poll(ev);
   fpar_test_wait_ok(ev);
   fpar_queue_destroy(q);
   for (int g = 0; g < GROUPS; g++) {

@@ -94,9 +94,13 @@ static void check_runtime_runs_kernels(fpar_runtime *rt) {
   free(out);
 }
 
-/* Run one launch of `groups` single-item groups of rendezvous_kernel. */
+/* Run one launch of `groups` single-item groups of rendezvous_kernel on
+ * the workers alone: the test polls the event (fpar_test_poll()), since a
+ * thread that waits in fpar_queue_wait() would run groups too. */
 static void run_probe(fpar_queue *q, concurrency_probe *p, unsigned groups,
                       unsigned target, uint64_t wait_ns) {
+  fpar_event *ev;
+
   atomic_init(&p->inside, 0);
   atomic_init(&p->peak, 0);
   atomic_init(&p->arrived, 0);
@@ -104,8 +108,9 @@ static void run_probe(fpar_queue *q, concurrency_probe *p, unsigned groups,
   p->target = target;
   p->wait_ns = wait_ns;
   ck_assert_fpar_ok(fpar_parallel_for(q, fpar_range1(groups), fpar_range1(1),
-                                      rendezvous_kernel, p, NULL));
-  ck_assert_fpar_ok(fpar_queue_wait(q));
+                                      rendezvous_kernel, p, &ev));
+  ck_assert_int_eq(fpar_test_poll(ev), FPAR_COMPLETE);
+  fpar_event_release(ev);
 }
 
 /* Assert that rt has exactly n workers that run work-groups at the same

@@ -167,6 +167,19 @@ static inline fpar_event_state fpar_test_state(const fpar_event *ev) {
   return state;
 }
 
+/* Wait for a launch by polling its state, so that the calling thread runs
+ * none of its groups (a thread that waits in fpar_event_wait() does), and
+ * return its state. */
+static inline fpar_event_state fpar_test_poll(const fpar_event *ev) {
+  fpar_event_state state = FPAR_QUEUED;
+
+  while (state == FPAR_QUEUED || state == FPAR_RUNNING) {
+    usleep(1000);
+    ck_assert_fpar_ok(fpar_event_status(ev, &state));
+  }
+  return state;
+}
+
 /* Wait for a launch that must succeed; a fault fails the test with the
  * launch's own message. */
 static inline void fpar_test_wait_ok(fpar_event *ev) {

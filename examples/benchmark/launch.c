@@ -88,8 +88,10 @@ static const char *pocl_launches(bench_stat *one, bench_stat *batch) {
       "launch PoCL enqueue+clFinish (ns per launch)";
   static const char batch_label[] =
       "launch PoCL batch + one clFinish (ns/launch)";
-  const char *why = NULL;
-  bench_ocl *o = bench_ocl_open(source, "empty", &why);
+  static char why[512];
+  bench_ocl *o = bench_ocl_open(why, sizeof why);
+  size_t global = 128, local = 64;
+  bench_ocl_kernel *k;
   double t[2][REPS];
 
   if (o == NULL) {
@@ -99,16 +101,22 @@ static const char *pocl_launches(bench_stat *one, bench_stat *batch) {
   }
   printf("INFO   OpenCL device: %s; batches of %d launches\n",
          bench_ocl_device(o), POCL_LAUNCHES);
+  if ((k = bench_ocl_build(o, "empty", source, "empty")) == NULL)
+    exit(1);
   for (int r = -1; r < REPS; r++) {
     double t0 = bench_now(), t1;
+    int err = 0;
+
     for (int i = 0; i < POCL_LAUNCHES; i++) {
-      bench_ocl_enqueue(o, 128, 64);
-      bench_ocl_finish(o);
+      err |= bench_ocl_enqueue(k, 1, &global, &local);
+      err |= bench_ocl_finish(o);
     }
     t1 = bench_now();
     for (int i = 0; i < POCL_LAUNCHES; i++)
-      bench_ocl_enqueue(o, 128, 64);
-    bench_ocl_finish(o);
+      err |= bench_ocl_enqueue(k, 1, &global, &local);
+    err |= bench_ocl_finish(o);
+    if (err != 0)
+      exit(1);
     if (r >= 0)
       t[0][r] = t1 - t0, t[1][r] = bench_now() - t1;
   }

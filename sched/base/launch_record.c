@@ -1,25 +1,172 @@
 /* SPDX-License-Identifier: MIT */
-/* launch_record.c - lifetime and failure record of a launch (see
- * launch_record.h). */
+/* launch_record.c - lifetime and failure record of a launch, and the pool
+ * of launch records (see launch_record.h).
+ *
+ * The pool is a stack of free records that takes no lock: its head packs
+ * the first free record's index with a tag that every change increments,
+ * so that a record taken and given back between another thread's read of
+ * the head and its compare-and-swap does not fool the swap (the ABA
+ * problem).  Records live in slabs that double in size and are freed only
+ * with the pool; a lock guards making a slab, when the stack is empty. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sched/base/launch_record.h"
+#include "sched/base/sync.h"
 
-fpar__launch *fpar__launch_create(const fpar__launch_spec *spec,
-                                  unsigned num_workers) {
-  size_t size = sizeof(fpar__launch) + num_workers * sizeof(fpar__chunk);
-  fpar__launch *l = aligned_alloc(alignof(fpar__chunk), (size + 63) / 64 * 64);
+/* Slab k holds FPAR__POOL_FIRST << k records: up to 2^31 in all. */
+#define FPAR__POOL_FIRST 16u
+#define FPAR__POOL_SLABS 27
+
+const char fpar__launch_done_mark;
+
+struct fpar__launch_pool {
+  /* tag << 32 | (index + 1) of the first free record; 0 in the low half:
+   * none is free. */
+  atomic_uint_fast64_t head;
+  size_t record_size;
+  unsigned num_chunks;
+  uv_mutex_t grow_lock;
+  unsigned num_slabs; /* guarded by grow_lock */
+  _Atomic(char *) slabs[FPAR__POOL_SLABS];
+};
+
+static fpar__launch *fpar__pool_record(fpar__launch_pool *p, unsigned index) {
+  unsigned k = 31 - (unsigned)__builtin_clz(index / FPAR__POOL_FIRST + 1);
+  size_t first = (size_t)FPAR__POOL_FIRST * ((1u << k) - 1);
+  char *slab = atomic_load_explicit(&p->slabs[k], memory_order_relaxed);
+
+  return (fpar__launch *)(slab + (index - first) * p->record_size);
+}
+
+/* Push the chain of free records first..last (linked by pool_next). */
+static void fpar__pool_push(fpar__launch_pool *p, fpar__launch *first,
+                            fpar__launch *last) {
+  uint_fast64_t h = atomic_load_explicit(&p->head, memory_order_relaxed), n;
+
+  do {
+    atomic_store_explicit(&last->pool_next, (unsigned)h, memory_order_relaxed);
+    n = ((h >> 32) + 1) << 32 | (first->pool_index + 1);
+  } while (!atomic_compare_exchange_weak_explicit(
+      &p->head, &h, n, memory_order_release, memory_order_relaxed));
+}
+
+/* Make the next slab of free records, unless another thread just did.
+ * Returns 0 or FPAR_ENOMEM. */
+static int fpar__pool_grow(fpar__launch_pool *p) {
+  unsigned k, n, i, base;
+  char *slab;
+  int err = 0;
+
+  uv_mutex_lock(&p->grow_lock);
+  if ((unsigned)atomic_load_explicit(&p->head, memory_order_relaxed) != 0)
+    goto out;
+  k = p->num_slabs;
+  n = FPAR__POOL_FIRST << k;
+  base = FPAR__POOL_FIRST * ((1u << k) - 1);
+  if (k == FPAR__POOL_SLABS ||
+      (slab = aligned_alloc(alignof(fpar__launch), n * p->record_size)) ==
+          NULL) {
+    err = FPAR_ENOMEM;
+    goto out;
+  }
+  for (i = 0; i < n; i++) {
+    fpar__launch *l = (fpar__launch *)(slab + (size_t)i * p->record_size);
+    l->pool = p;
+    l->pool_index = base + i;
+    l->num_chunks = p->num_chunks;
+    atomic_init(&l->refs, 0);
+    atomic_init(&l->seq, 0);
+    atomic_init(&l->pool_next, i + 1 < n ? base + i + 2 : 0);
+  }
+  atomic_store_explicit(&p->slabs[k], slab, memory_order_relaxed);
+  p->num_slabs = k + 1;
+  fpar__pool_push(p, (fpar__launch *)slab,
+                  (fpar__launch *)(slab + (size_t)(n - 1) * p->record_size));
+out:
+  uv_mutex_unlock(&p->grow_lock);
+  return err;
+}
+
+static fpar__launch *fpar__pool_pop(fpar__launch_pool *p) {
+  uint_fast64_t h = atomic_load_explicit(&p->head, memory_order_acquire), n;
+  fpar__launch *l;
+
+  for (;;) {
+    unsigned top = (unsigned)h;
+    if (top == 0) {
+      if (fpar__pool_grow(p) != 0)
+        return NULL;
+      h = atomic_load_explicit(&p->head, memory_order_acquire);
+      continue;
+    }
+    /* l may be taken, used and given back meanwhile: its pool_next is then
+     * stale, and the tag makes the swap fail. */
+    l = fpar__pool_record(p, top - 1);
+    n = ((h >> 32) + 1) << 32 |
+        atomic_load_explicit(&l->pool_next, memory_order_relaxed);
+    if (atomic_compare_exchange_weak_explicit(
+            &p->head, &h, n, memory_order_acquire, memory_order_acquire))
+      return l;
+  }
+}
+
+int fpar__launch_pool_init(fpar__launch_pool **out, unsigned num_chunks) {
+  fpar__launch_pool *p = calloc(1, sizeof *p);
+  size_t size = sizeof(fpar__launch) + num_chunks * sizeof(fpar__chunk);
+  unsigned k;
+
+  if (p == NULL || uv_mutex_init(&p->grow_lock) != 0) {
+    free(p);
+    return FPAR_ENOMEM;
+  }
+  p->record_size = (size + 63) / 64 * 64;
+  p->num_chunks = num_chunks;
+  atomic_init(&p->head, 0);
+  for (k = 0; k < FPAR__POOL_SLABS; k++)
+    atomic_init(&p->slabs[k], NULL);
+  *out = p;
+  return 0;
+}
+
+void fpar__launch_pool_destroy(fpar__launch_pool *p) {
+  unsigned k;
+
+  if (p == NULL)
+    return;
+  for (k = 0; k < p->num_slabs; k++)
+    free(atomic_load_explicit(&p->slabs[k], memory_order_relaxed));
+  uv_mutex_destroy(&p->grow_lock);
+  free(p);
+}
+
+fpar__launch *fpar__launch_create(fpar__launch_pool *pool,
+                                  const fpar__launch_spec *spec,
+                                  size_t args_size) {
+  fpar__launch *l = fpar__pool_pop(pool);
 
   if (l == NULL)
     return NULL;
-  memset(l, 0, size);
   l->spec = *spec;
-  l->num_chunks = num_workers;
-  atomic_init(&l->status, FPAR__LAUNCH_QUEUED);
-  atomic_init(&l->failed, 0);
-  atomic_init(&l->refs, 1);
-  atomic_init(&l->groups_done, 0);
+  if (args_size != 0) {
+    memcpy(l->arg_copy, spec->args, args_size);
+    l->spec.args = l->arg_copy;
+  }
+  l->hooks.complete = NULL;
+  l->hooks.queue = NULL;
+  atomic_store_explicit(&l->hooks.uv_async, NULL, memory_order_relaxed);
+  l->sched = NULL;
+  atomic_store_explicit(&l->next, NULL, memory_order_relaxed);
+  atomic_store_explicit(&l->status, FPAR__LAUNCH_QUEUED, memory_order_relaxed);
+  atomic_store_explicit(&l->failed, 0, memory_order_relaxed);
+  l->fault_code = 0;
+  l->error[0] = '\0';
+  atomic_store_explicit(&l->groups_done, 0, memory_order_relaxed);
+  l->submit_ns = l->start_ns = l->end_ns = 0;
+  atomic_store_explicit(&l->seq, 0, memory_order_relaxed);
+  /* Last: a worker whose fpar__launch_try_ref() sees the reference sees
+   * the record reset (seq 0) too. */
+  atomic_store_explicit(&l->refs, 1, memory_order_release);
   return l;
 }
 
@@ -27,18 +174,31 @@ void fpar__launch_ref(fpar__launch *l) {
   atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
 }
 
+int fpar__launch_try_ref(fpar__launch *l) {
+  int r = atomic_load_explicit(&l->refs, memory_order_relaxed);
+
+  do {
+    if (r == 0)
+      return 0;
+  } while (!atomic_compare_exchange_weak_explicit(
+      &l->refs, &r, r + 1, memory_order_acquire, memory_order_relaxed));
+  return 1;
+}
+
 void fpar__launch_unref(fpar__launch *l) {
   if (atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) != 1)
     return;
-  free(l->error);
-  free(l);
+  fpar__pool_push(l->pool, l, l);
 }
 
 void fpar__launch_fail(fpar__launch *l, int code, const char *message) {
   int expected = 0;
+  size_t n;
 
   if (!atomic_compare_exchange_strong(&l->failed, &expected, 1))
     return;
   l->fault_code = code;
-  l->error = strdup(message);
+  n = strnlen(message, sizeof l->error - 1);
+  memcpy(l->error, message, n);
+  l->error[n] = '\0';
 }

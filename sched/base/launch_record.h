@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* launch_record.h - what the scheduler executes: one submitted launch.
+/* launch_record.h - what the scheduler executes: one submitted launch,
+ * and the pool its records come from.
  *
  * An event is the launch it completes, so struct fpar_event is defined
  * here.  A launch is reference counted: one reference for the scheduler
- * from submission to completion, one for the user's event handle, and one
- * for each worker while it takes work-groups from it.
+ * from submission to completion, one while it is the last of the
+ * scheduler's list, one for the user's event handle, and one for each
+ * worker or helping host thread while it takes work-groups from it.
+ *
+ * Records are never freed while their pool lives: a released record goes
+ * back to its pool and serves a later launch.  That makes them
+ * type-stable, so that a worker may take a reference on the launch it
+ * sees published without a lock (fpar__launch_try_ref()), then check by
+ * its sequence number that the record still is that launch.
  */
 #ifndef FPAR_SCHED_BASE_LAUNCH_RECORD_H
 #define FPAR_SCHED_BASE_LAUNCH_RECORD_H
@@ -16,6 +24,11 @@
 #include "fiberpar.h"
 
 #define FPAR__NAME_MAX 64
+
+/* Room for a launch's error message (kernel, group, work-items, what
+ * happened): inline, so that a launch that failed for want of memory
+ * still says why. */
+#define FPAR__ERROR_MAX 512
 
 /* A launch's status before it has a result (0 or a negative code). */
 #define FPAR__LAUNCH_QUEUED 2
@@ -81,35 +94,66 @@ typedef struct fpar__launch_hooks {
   _Atomic(void *) uv_async; /* uv_async_t to signal on completion */
 } fpar__launch_hooks;
 
+/* Marks fpar_event::next of a launch that completed before a successor
+ * was linked to it. */
+#define FPAR__LAUNCH_DONE ((fpar__launch *)&fpar__launch_done_mark)
+extern const char fpar__launch_done_mark;
+
+typedef struct fpar__launch_pool fpar__launch_pool;
+
 struct fpar_event {
   fpar__launch_spec spec;
   fpar__launch_hooks hooks;
   struct fpar__sched *sched; /* the scheduler that runs it */
-  uint64_t seq;              /* submission order, set by the scheduler */
-  fpar__launch *next;        /* scheduler FIFO */
+  fpar__launch_pool *pool;   /* where the record returns */
+  /* Activation order (from 1), set when the launch starts; 0 while it
+   * waits.  Workers read it to tell the record's launches apart. */
+  atomic_uint_fast64_t seq;
+  /* The scheduler's list: the next launch, FPAR__LAUNCH_DONE once this
+   * one completed with none linked yet. */
+  _Atomic(fpar__launch *) next;
 
   /* Execution state. */
   atomic_int status; /* FPAR__LAUNCH_QUEUED, _RUNNING, then the result: 0
                         or the fault's negative code */
   atomic_int failed; /* a group faulted; later groups are skipped */
   int fault_code;    /* set by the failed-flag winner */
-  char *error;       /* its message */
   atomic_int refs;
   atomic_size_t groups_done;
   uint64_t submit_ns, start_ns, end_ns;
+  atomic_uint pool_next; /* the next free record's index + 1, in the pool */
+  unsigned pool_index;   /* the record's own index in its pool */
+  char error[FPAR__ERROR_MAX]; /* the fault's message */
+  /* The launch's own copy of its arguments (fpar_launch_desc::args_size),
+   * which spec.args then points to. */
+  alignas(64) unsigned char arg_copy[FPAR_MAX_ARGS_SIZE];
   unsigned num_chunks;
   fpar__chunk chunks[];
 };
 
-/* A launch of spec (copied) with one chunk per worker and one reference,
- * or NULL without memory. */
-fpar__launch *fpar__launch_create(const fpar__launch_spec *spec,
-                                  unsigned num_workers);
+/* Start a pool of records with num_chunks chunks each (one per worker).
+ * Returns 0 or FPAR_ENOMEM. */
+int fpar__launch_pool_init(fpar__launch_pool **pool, unsigned num_chunks);
+
+/* Free the pool and every record it made: none may be in use. */
+void fpar__launch_pool_destroy(fpar__launch_pool *pool);
+
+/* A launch of spec (copied, with args_size bytes of spec->args copied too
+ * when args_size is not 0) with one reference, or NULL without memory.
+ * Takes no lock while the pool has free records. */
+fpar__launch *fpar__launch_create(fpar__launch_pool *pool,
+                                  const fpar__launch_spec *spec,
+                                  size_t args_size);
 void fpar__launch_ref(fpar__launch *l);
 void fpar__launch_unref(fpar__launch *l);
 
+/* Take a reference on a record that may have gone back to its pool since
+ * it was seen: returns 0 (and takes none) when it has.  A record taken
+ * this way may since serve another launch: check its seq. */
+int fpar__launch_try_ref(fpar__launch *l);
+
 /* Record the first fault of a launch (later ones are dropped).  message is
- * copied. */
+ * copied (up to FPAR__ERROR_MAX - 1 bytes). */
 void fpar__launch_fail(fpar__launch *l, int code, const char *message);
 
 /* The 3-D id of the launch's group with linear id `linear`. */

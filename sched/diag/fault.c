@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fault.c - stack-overflow detection on fiber guard pages (see fault.h). */
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,6 @@ static uv_once_t fpar__install_once = UV_ONCE_INIT;
 /* The calling worker thread's alternate signal stack (an attribute of
  * the thread, like the stack itself). */
 static __thread void *fpar__altstack;
-static __thread size_t fpar__altstack_size;
 
 /* Give sig to the action that was installed before ours, as if ours had
  * never been there. */
@@ -126,26 +126,80 @@ int fpar__fault_install(void) {
   return err;
 }
 
-int fpar__fault_thread_init(void) {
-  size_t size = 64 * 1024;
-  stack_t ss;
-  void *p;
+/* Bytes of an alternate signal stack the library makes. */
+static size_t fpar__altstack_bytes(void) {
+  return (size_t)SIGSTKSZ > 64 * 1024 ? (size_t)SIGSTKSZ : 64 * 1024;
+}
 
-  if (size < (size_t)SIGSTKSZ)
-    size = (size_t)SIGSTKSZ;
-  p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-           0);
+/* Map an alternate signal stack and make it the calling thread's.  Returns
+ * it, or NULL. */
+static void *fpar__altstack_install(void) {
+  size_t size = fpar__altstack_bytes();
+  stack_t ss;
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
   if (p == MAP_FAILED)
-    return FPAR_ENOMEM;
+    return NULL;
   ss.ss_sp = p;
   ss.ss_size = size;
   ss.ss_flags = 0;
   if (sigaltstack(&ss, NULL) != 0) {
     munmap(p, size);
+    return NULL;
+  }
+  return p;
+}
+
+int fpar__fault_thread_init(void) {
+  if ((fpar__altstack = fpar__altstack_install()) == NULL)
+    return FPAR_ENOMEM;
+  return 0;
+}
+
+/* Host threads: the alternate signal stack the library gave the thread,
+ * freed by the key's destructor when the thread exits. */
+static pthread_key_t fpar__host_key;
+static int fpar__host_key_error;
+static pthread_once_t fpar__host_once = PTHREAD_ONCE_INIT;
+static __thread int fpar__host_ready;
+
+static void fpar__host_altstack_free(void *p) {
+  stack_t cur, off;
+
+  if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == p) {
+    memset(&off, 0, sizeof off);
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, NULL);
+  }
+  munmap(p, fpar__altstack_bytes());
+}
+
+static void fpar__host_key_create(void) {
+  fpar__host_key_error =
+      pthread_key_create(&fpar__host_key, fpar__host_altstack_free);
+}
+
+int fpar__fault_host_init(void) {
+  stack_t cur;
+  void *p;
+
+  if (fpar__host_ready)
+    return 0;
+  pthread_once(&fpar__host_once, fpar__host_key_create);
+  if (fpar__host_key_error != 0 || sigaltstack(NULL, &cur) != 0)
+    return FPAR_ENOMEM;
+  if (!(cur.ss_flags & SS_DISABLE)) {
+    fpar__host_ready = 1; /* the thread's own serves */
+    return 0;
+  }
+  if ((p = fpar__altstack_install()) == NULL)
+    return FPAR_ENOMEM;
+  if (pthread_setspecific(fpar__host_key, p) != 0) {
+    fpar__host_altstack_free(p);
     return FPAR_ENOMEM;
   }
-  fpar__altstack = p;
-  fpar__altstack_size = size;
+  fpar__host_ready = 1;
   return 0;
 }
 
@@ -157,7 +211,7 @@ void fpar__fault_thread_destroy(void) {
   memset(&ss, 0, sizeof ss);
   ss.ss_flags = SS_DISABLE;
   sigaltstack(&ss, NULL);
-  munmap(fpar__altstack, fpar__altstack_size);
+  munmap(fpar__altstack, fpar__altstack_bytes());
   fpar__altstack = NULL;
 }
 

@@ -31,6 +31,12 @@ int fpar__fault_thread_init(void);
  * from fpar__fault_thread_init(). */
 void fpar__fault_thread_destroy(void);
 
+/* Make sure the calling thread, which is no worker, has an alternate
+ * signal stack, so that it can run kernels as a helper (exec/help.h): its
+ * own, or one the library maps once and frees when the thread exits.
+ * Returns 0 or FPAR_ENOMEM. */
+int fpar__fault_host_init(void);
+
 /* After a fault raised by a signal the scheduler resumes with SIGSEGV
  * still blocked: unblock it. */
 void fpar__fault_after_signal(void);

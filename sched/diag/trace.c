@@ -4,13 +4,15 @@
  * (trace_record.c).
  *
  * The file has one process (the runtime) with a track per worker (tid
- * 1.., named like its thread) and a "launches" track (tid workers + 1,
- * sorted first).  A launch is a complete event
- * ("ph":"X") on the launches track from its first group's start to its
- * last group's end; a work-group is one on the track of the worker that
- * ran it, named after its kernel, with its group id, its launch and the
- * barriers it passed as arguments.  Times are CLOCK_MONOTONIC in
- * microseconds (with nanosecond decimals), the clock perf uses too.
+ * 1.., named like its thread), a "launches" track (tid workers + 1,
+ * sorted first), and a track per helper, the record on which a waiting
+ * host thread runs groups (tid workers + 2.., "host helper k").  A launch
+ * is a complete event ("ph":"X") on the launches track from its first
+ * group's start to its last group's end; a work-group is one on the track
+ * of the worker that ran it, named after its kernel, with its group id,
+ * its launch and the barriers it passed as arguments.  Times are
+ * CLOCK_MONOTONIC in microseconds (with nanosecond decimals), the clock perf
+ * uses too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,16 +55,16 @@ static void fpar__trace_register_exit(void) {
 /* ---- Life cycle --------------------------------------------------------- */
 
 void fpar__trace_create(fpar__trace **out, const char *path, unsigned serial,
-                        unsigned workers) {
+                        unsigned workers, unsigned helpers) {
   fpar__trace *t = calloc(1, sizeof *t);
   size_t len = strlen(path) + 16;
-  unsigned k;
+  unsigned recorders = workers + helpers, k;
   int fd;
 
   *out = NULL;
   if (t == NULL || (t->path = malloc(len)) == NULL ||
       (t->w = aligned_alloc(alignof(fpar__trace_worker),
-                            workers * sizeof *t->w)) == NULL) {
+                            recorders * sizeof *t->w)) == NULL) {
     fprintf(stderr, "fiberpar: FIBERPAR_TRACE: no memory; tracing is off\n");
     if (t != NULL)
       free(t->path);
@@ -89,8 +91,8 @@ void fpar__trace_create(fpar__trace **out, const char *path, unsigned serial,
     free(t);
     return;
   }
-  memset(t->w, 0, workers * sizeof *t->w);
-  for (k = 0; k < workers; k++) {
+  memset(t->w, 0, recorders * sizeof *t->w);
+  for (k = 0; k < recorders; k++) {
     atomic_init(&t->w[k].first, NULL);
     atomic_init(&t->w[k].launches, NULL);
     atomic_init(&t->w[k].dropped, 0);
@@ -98,6 +100,7 @@ void fpar__trace_create(fpar__trace **out, const char *path, unsigned serial,
   t->pid = getpid();
   t->serial = serial;
   t->workers = workers;
+  t->recorders = recorders;
   atomic_init(&t->written, 0);
   pthread_once(&fpar__traces_once, fpar__trace_register_exit);
   pthread_mutex_lock(&fpar__traces_lock);
@@ -119,7 +122,7 @@ void fpar__trace_destroy(fpar__trace *t) {
   *p = t->next;
   pthread_mutex_unlock(&fpar__traces_lock);
   fpar__trace_write(t);
-  for (k = 0; k < t->workers; k++) {
+  for (k = 0; k < t->recorders; k++) {
     fpar__trace_chunk *c = atomic_load(&t->w[k].first), *next;
     fpar__trace_launch_rec *r = atomic_load(&t->w[k].launches), *rn;
     for (; c != NULL; c = next) {
@@ -216,14 +219,14 @@ static fpar__trace_launch_rec **fpar__trace_launches(fpar__trace *t,
   fpar__trace_launch_rec **all = NULL, *r;
   size_t count = 0, k;
 
-  for (k = 0; k < t->workers; k++)
+  for (k = 0; k < t->recorders; k++)
     for (r = atomic_load_explicit(&t->w[k].launches, memory_order_acquire);
          r != NULL; r = r->next)
       count++;
   if (count != 0 && (all = malloc(count * sizeof *all)) == NULL)
     count = 0;
   *n = 0;
-  for (k = 0; k < t->workers && all != NULL; k++)
+  for (k = 0; k < t->recorders && all != NULL; k++)
     for (r = atomic_load_explicit(&t->w[k].launches, memory_order_acquire);
          r != NULL && *n < count; r = r->next)
       all[(*n)++] = r;
@@ -331,10 +334,14 @@ static void fpar__trace_write(fpar__trace *t) {
           pid, t->workers + 1);
   for (k = 0; k < n; k++)
     fpar__json_launch(f, pid, t->workers + 1, launches[k]);
-  for (tid = 1; tid <= t->workers; tid++) {
-    fpar__trace_worker *tw = &t->w[tid - 1];
+  for (k = 0; k < t->recorders; k++) {
+    fpar__trace_worker *tw = &t->w[k];
     fpar__trace_chunk *c;
-    fpar__thread_name(t->serial, tid - 1, name, sizeof name);
+    tid = (unsigned)k < t->workers ? (unsigned)k + 1 : (unsigned)k + 2;
+    if (k < t->workers)
+      fpar__thread_name(t->serial, (unsigned)k, name, sizeof name);
+    else
+      snprintf(name, sizeof name, "host helper %u", (unsigned)k - t->workers);
     fpar__json_thread_name(f, pid, tid, name);
     for (c = atomic_load_explicit(&tw->first, memory_order_acquire); c != NULL;
          c = atomic_load_explicit(&c->next, memory_order_acquire)) {

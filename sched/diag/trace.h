@@ -22,12 +22,13 @@ typedef struct fpar__trace fpar__trace;
 typedef struct fpar__trace_worker fpar__trace_worker;
 
 /* Start a trace of the serial-th scheduler of the process (see
- * fpar__thread_name()) with `workers` workers, to be written to
- * `path` (serial 0) or "path.serial".  The file is created now; when it
- * cannot be, or without memory, a line on stderr says so and *t is NULL
- * (tracing never fails a runtime). */
+ * fpar__thread_name()) with `workers` workers and `helpers` helpers
+ * (exec/help.h, recorders workers.. of fpar__trace_worker_get()), to be
+ * written to `path` (serial 0) or "path.serial".  The file is created
+ * now; when it cannot be, or without memory, a line on stderr says so and
+ * *t is NULL (tracing never fails a runtime). */
 void fpar__trace_create(fpar__trace **t, const char *path, unsigned serial,
-                        unsigned workers);
+                        unsigned workers, unsigned helpers);
 
 /* Write the file (unless the exit handler did) and free the trace; every
  * worker must have stopped recording.  A failed write is reported once on

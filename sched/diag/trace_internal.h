@@ -63,6 +63,7 @@ struct fpar__trace {
   char *path;
   pid_t pid;
   unsigned serial, workers;
+  unsigned recorders; /* the workers', then the helpers' */
   atomic_int written;
   fpar__trace_worker *w;
 };

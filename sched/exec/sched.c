@@ -1,35 +1,66 @@
 /* SPDX-License-Identifier: MIT */
-/* sched.c - the scheduler: pinned worker threads, the launch FIFO, idle
- * spinning and sleeping, completion, waiting.
+/* sched.c - the scheduler: pinned worker threads, the launch list,
+ * activation and completion, idle spinning and sleeping, waiting and
+ * helping.
  *
- * Launches run one at a time, in submission order.  The head of the FIFO is
- * the active launch; its groups are split into one contiguous chunk per
- * worker (the same split for every launch of the same shape, so a worker
- * keeps touching the same data), and a worker whose chunk is empty steals
- * groups from the others' chunks.  Each worker counts the groups it
- * finished and adds them to the launch once, when it leaves; the worker
- * whose addition completes the count completes the launch and activates the
- * next one.
+ * Launches run one at a time, in submission order.  Submitting takes no
+ * lock: the submitter swaps its launch in as the list's tail, then links
+ * the previous tail to it with one compare-and-swap on that launch's next
+ * link.  The launch that completes swaps FPAR__LAUNCH_DONE into its own
+ * next link: whichever of the two swaps comes second sees the other's
+ * value, and its thread starts the new launch — the completing thread,
+ * with no round trip through the host, when launches are queued back to
+ * back; the submitter when the list had run dry.
+ *
+ * Starting (activating) a launch splits its groups into one contiguous
+ * chunk per worker (the same split for every launch of the same shape, so
+ * a worker keeps touching the same data), then publishes the launch and
+ * its sequence number.  An idle worker watches the number; when it changes
+ * it takes a reference on the published launch without a lock (records
+ * are type-stable, see base/launch_record.h) and checks that the record still
+ * is that launch.  Each worker counts the groups it finished and adds them to
+ * the launch once, when it leaves; the thread whose addition completes the
+ * count completes the launch.
+ *
+ * A host thread that waits helps (exec/help.h): it runs groups of the
+ * active launch as the workers do, starting with the chunk of the worker
+ * whose core it occupies.
+ *
+ * The lock and condition variables serve only sleep: an idle worker after
+ * its spin budget, a waiting host thread after its.  The threads that
+ * publish a launch or a result read counters of sleepers, and take the
+ * lock only when one sleeps.
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sched/base/clock.h"
 #include "sched/base/error.h"
 #include "sched/base/fork.h"
+#include "sched/base/spin.h"
 #include "sched/base/sync.h"
 #include "sched/base/thread_name.h"
 #include "sched/diag/display.h"
 #include "sched/diag/fault.h"
 #include "sched/diag/trace.h"
+#include "sched/exec/help.h"
 #include "sched/exec/sched.h"
 #include "sched/exec/worker_run.h"
+#include "sched/fiber/context.h"
 #include "sched/fiber/guard.h"
 #include "sched/fiber/stack.h"
 #include "sched/machine/topo.h"
+
+/* How often spinning threads give their core away: an idle worker soon (a
+ * host thread on its core may have work), a waiting host thread less
+ * often (the groups it waits for are mostly running on other cores). */
+#define FPAR__IDLE_YIELD_NS 2000u
+#define FPAR__WAIT_YIELD_NS 10000u
 
 struct fpar__sched {
   fpar__sched_config cfg;
@@ -37,16 +68,24 @@ struct fpar__sched {
   unsigned num_workers;
   fpar__worker **workers;
   uv_thread_t *threads;
+  fpar__launch_pool *pool;
+  fpar__helpers *helpers;
+  /* The worker bound to each CPU, or -1; where workers share a CPU, the
+   * last to start. */
+  atomic_int *cpu_worker;
+  unsigned num_cpus;
 
+  /* Written by every submission. */
+  alignas(64) _Atomic(fpar__launch *) tail;
+  /* Written by every activation, watched by idle workers. */
+  alignas(64) atomic_uint_fast64_t active_seq;
+  _Atomic(fpar__launch *) active;
+  /* Threads asleep on the condition variables. */
+  alignas(64) atomic_uint sleepers, waiters;
+  atomic_int shutdown;
   uv_mutex_t lock;
   uv_cond_t work_cond; /* idle workers sleep here */
   uv_cond_t done_cond; /* waiting host threads sleep here */
-  fpar__launch *head;  /* the active launch */
-  fpar__launch *tail;
-  uint64_t next_seq;
-  atomic_uint_fast64_t active_seq; /* seq of the head, or of the last one */
-  unsigned sleepers, waiters;      /* guarded by lock */
-  atomic_int shutdown;
 
   uv_sem_t started; /* each worker posts once its memory is ready */
   atomic_int start_error;
@@ -68,55 +107,19 @@ typedef struct fpar__worker_start {
   unsigned index;
 } fpar__worker_start;
 
-static void fpar__cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ volatile("yield");
-#endif
+static uint64_t fpar__sched_spin_ns(const fpar__sched *s) {
+  return (uint64_t)s->cfg.spin_us * 1000u;
 }
 
-/* A bounded spin: pause, and every 256 steps check the clock and give the
- * core to any other runnable thread on it (with one worker per core, a
- * host thread waiting for its launch shares a core with a spinning
- * worker).  fpar__spin_step() returns 0 once spin_us have passed. */
-typedef struct fpar__spin {
-  unsigned steps;
-  uint64_t deadline;
-} fpar__spin;
+/* ---- Launch list ------------------------------------------------------ */
 
-static int fpar__spin_step(fpar__spin *sp, unsigned spin_us) {
-  if ((++sp->steps & 255) == 0) {
-    uint64_t now = fpar__now_ns();
-    if (sp->deadline == 0)
-      sp->deadline = now + (uint64_t)spin_us * 1000u;
-    else if (now >= sp->deadline)
-      return 0;
-    sched_yield();
-  }
-  fpar__cpu_relax();
-  return 1;
-}
-
-/* The lock guards a few pointer updates at a time, but at the start and
- * end of every launch all workers and the submitting thread want it at
- * once: spin on trylock briefly instead of sleeping in the kernel at the
- * first contention. */
-static void fpar__sched_lock(fpar__sched *s) {
-  unsigned i;
-
-  for (i = 0; i < 256; i++) {
-    if (uv_mutex_trylock(&s->lock) == 0)
-      return;
-    fpar__cpu_relax();
-  }
-  uv_mutex_lock(&s->lock);
-}
-
-/* ---- Launch FIFO ------------------------------------------------------ */
-
-/* Make l the active launch.  Called with the lock held. */
-static void fpar__sched_activate(fpar__sched *s, fpar__launch *l) {
+/* Make l the active launch, started at now_ns (the submission or the end
+ * of the launch before, which the caller has just read: the clock is read
+ * once).  Activations are ordered: each follows the completion of the
+ * launch before. */
+static void fpar__sched_activate(fpar__sched *s, fpar__launch *l,
+                                 uint64_t now_ns) {
+  uint64_t seq = atomic_load_explicit(&s->active_seq, memory_order_relaxed) + 1;
   unsigned n = l->num_chunks, k;
 
   for (k = 0; k < n; k++) {
@@ -124,124 +127,96 @@ static void fpar__sched_activate(fpar__sched *s, fpar__launch *l) {
                           memory_order_relaxed);
     l->chunks[k].end = l->spec.num_groups * (k + 1) / n;
   }
-  l->start_ns = fpar__now_ns();
+  l->start_ns = now_ns;
   atomic_store_explicit(&l->status, FPAR__LAUNCH_RUNNING, memory_order_relaxed);
-  atomic_store_explicit(&s->active_seq, l->seq, memory_order_release);
-  if (s->sleepers)
+  atomic_store_explicit(&l->seq, seq, memory_order_release);
+  atomic_store_explicit(&s->active, l, memory_order_relaxed);
+  /* Sequentially consistent, against a worker that counts itself among
+   * the sleepers and then checks active_seq. */
+  atomic_store(&s->active_seq, seq);
+  if (atomic_load(&s->sleepers) != 0) {
+    uv_mutex_lock(&s->lock);
     uv_cond_broadcast(&s->work_cond);
+    uv_mutex_unlock(&s->lock);
+  }
+}
+
+fpar__launch *fpar__sched_launch_create(fpar__sched *s,
+                                        const fpar__launch_spec *spec,
+                                        size_t args_size) {
+  return fpar__launch_create(s->pool, spec, args_size);
 }
 
 void fpar__sched_submit(fpar__sched *s, fpar__launch *l) {
-  fpar__launch_ref(l);
+  fpar__launch *prev, *expected = NULL;
+
   l->sched = s;
   l->submit_ns = fpar__now_ns();
-  fpar__sched_lock(s);
-  l->seq = ++s->next_seq;
-  l->next = NULL;
-  if (s->tail != NULL) {
-    s->tail->next = l;
-    s->tail = l;
-  } else {
-    s->head = s->tail = l;
-    fpar__sched_activate(s, l);
-  }
-  uv_mutex_unlock(&s->lock);
+  /* The scheduler's reference until completion, and the list's while l
+   * is its tail. */
+  fpar__launch_ref(l);
+  fpar__launch_ref(l);
+  prev = atomic_exchange_explicit(&s->tail, l, memory_order_acq_rel);
+  if (!atomic_compare_exchange_strong_explicit(&prev->next, &expected, l,
+                                               memory_order_acq_rel,
+                                               memory_order_acquire))
+    fpar__sched_activate(s, l, l->submit_ns); /* prev has completed */
+  fpar__launch_unref(prev);
 }
 
-/* The last group of l has finished: publish the result, wake the waiters,
- * start the next launch. */
+/* The last group of l has finished: publish the result, start the next
+ * launch, wake the waiters. */
 static void fpar__sched_complete(fpar__sched *s, fpar__launch *l) {
   int failed = atomic_load_explicit(&l->failed, memory_order_acquire);
+  fpar__launch *next = NULL;
 
   l->end_ns = fpar__now_ns();
   atomic_store_explicit(&l->status, failed ? l->fault_code : 0,
                         memory_order_release);
   if (l->hooks.complete != NULL)
     l->hooks.complete(l);
-  fpar__sched_lock(s);
-  s->head = l->next;
-  if (s->head == NULL)
-    s->tail = NULL;
-  else
-    fpar__sched_activate(s, s->head);
-  if (s->waiters)
+  if (!atomic_compare_exchange_strong_explicit(
+          &l->next, &next, FPAR__LAUNCH_DONE, memory_order_acq_rel,
+          memory_order_acquire))
+    fpar__sched_activate(s, next, l->end_ns);
+  /* Against a waiter that counts itself and then checks its condition. */
+  atomic_thread_fence(memory_order_seq_cst);
+  if (atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0) {
+    uv_mutex_lock(&s->lock);
     uv_cond_broadcast(&s->done_cond);
-  uv_mutex_unlock(&s->lock);
+    uv_mutex_unlock(&s->lock);
+  }
   fpar__launch_unref(l);
 }
 
-int fpar__sched_usable(const fpar__sched *s) {
-  return s->fork_generation == fpar__fork_generation() ? 0 : FPAR_EFORK;
-}
-
-int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
-                     const void *arg) {
-  fpar__spin spin = {0, 0};
-  int err;
-
-  if (done(arg))
-    return 0;
-  if ((err = fpar__sched_usable(s)) != 0)
-    return err;
-  /* A kernel that waits for its own runtime's work waits for launches
-   * queued behind its own, which cannot start before it returns. */
-  if (fpar__self != NULL && fpar__self->sched == s)
-    return FPAR_EDEADLOCK;
-  while (!done(arg))
-    if (!fpar__spin_step(&spin, s->cfg.spin_us))
-      break;
-  if (done(arg))
-    return 0;
-  uv_mutex_lock(&s->lock);
-  s->waiters++;
-  while (!done(arg))
-    uv_cond_wait(&s->done_cond, &s->lock);
-  s->waiters--;
-  uv_mutex_unlock(&s->lock);
-  return 0;
-}
-
-/* ---- Worker loop ------------------------------------------------------ */
-
-/* Wait for a launch the worker has not entered yet and take a reference on
- * it; NULL at shutdown.  Spins for spin_us, then sleeps. */
-static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
-  fpar__sched *s = w->sched;
-  fpar__spin spin = {0, 0};
-
+/* The active launch, with a reference, when it is not the one numbered
+ * *seen (which becomes its number); else NULL. */
+static fpar__launch *fpar__sched_enter(fpar__sched *s, uint64_t *seen) {
   for (;;) {
-    if (atomic_load_explicit(&s->active_seq, memory_order_acquire) !=
-        w->last_seq) {
-      fpar__launch *l;
-      fpar__sched_lock(s);
-      l = s->head;
-      if (l != NULL && l->seq != w->last_seq) {
-        fpar__launch_ref(l);
-        w->last_seq = l->seq;
-        uv_mutex_unlock(&s->lock);
+    uint64_t seq = atomic_load_explicit(&s->active_seq, memory_order_acquire);
+    fpar__launch *l;
+    if (seq == *seen)
+      return NULL;
+    l = atomic_load_explicit(&s->active, memory_order_acquire);
+    if (fpar__launch_try_ref(l)) {
+      if (atomic_load_explicit(&l->seq, memory_order_acquire) == seq) {
+        *seen = seq;
         return l;
       }
-      /* The launch finished before this worker looked. */
-      w->last_seq = atomic_load_explicit(&s->active_seq, memory_order_relaxed);
-      uv_mutex_unlock(&s->lock);
+      fpar__launch_unref(l);
     }
-    if (s->shutdown)
+    /* The record serves another launch already: launch seq has
+     * completed, unless a later one has started meanwhile. */
+    if (atomic_load_explicit(&s->active_seq, memory_order_acquire) == seq) {
+      *seen = seq;
       return NULL;
-    if (!fpar__spin_step(&spin, s->cfg.spin_us)) {
-      uv_mutex_lock(&s->lock);
-      s->sleepers++;
-      while (!s->shutdown &&
-             atomic_load_explicit(&s->active_seq, memory_order_relaxed) ==
-                 w->last_seq)
-        uv_cond_wait(&s->work_cond, &s->lock);
-      s->sleepers--;
-      uv_mutex_unlock(&s->lock);
-      spin.deadline = 0;
     }
   }
 }
 
-static void fpar__worker_leave(fpar__worker *w, fpar__launch *l) {
+/* Add the groups w finished to l and drop w's reference; the last
+ * addition completes l. */
+static void fpar__sched_leave(fpar__worker *w, fpar__launch *l) {
   size_t n = w->groups_done;
 
   w->groups_done = 0;
@@ -253,6 +228,155 @@ static void fpar__worker_leave(fpar__worker *w, fpar__launch *l) {
     fpar__sched_complete(w->sched, l);
   }
   fpar__launch_unref(l);
+}
+
+int fpar__sched_usable(const fpar__sched *s) {
+  return s->fork_generation == fpar__fork_generation() ? 0 : FPAR_EFORK;
+}
+
+/* ---- Waiting and helping ---------------------------------------------- */
+
+/* The worker whose place the calling host thread may take: the one bound
+ * to the CPU it runs on, which cannot run while the host does (-1 on a CPU
+ * of no worker: a host there stays out, so that a runtime of n workers
+ * never runs kernels on more than its n cores); any worker when workers
+ * are not bound to CPUs of their own. */
+static int fpar__sched_stand_in(const fpar__sched *s) {
+  int cpu;
+
+  if (s->cpu_worker == NULL)
+    return 0;
+  cpu = sched_getcpu();
+  return cpu >= 0 && (unsigned)cpu < s->num_cpus
+             ? atomic_load_explicit(&s->cpu_worker[cpu], memory_order_relaxed)
+             : -1;
+}
+
+/* Run groups of the active launch on the calling host thread, if it has
+ * groups no one has taken and the thread runs on a worker's CPU, taking a
+ * helper into *helper first, until done(arg).  Returns 1 when it ran
+ * any; 0 otherwise, with *can_help cleared when no helper is to be had. */
+static int fpar__sched_help(fpar__sched *s, fpar__worker **helper,
+                            uint64_t *seen, int *can_help,
+                            int (*done)(const void *arg), const void *arg) {
+  fpar__launch *l = fpar__sched_enter(s, seen);
+  fpar__worker *h = *helper;
+  int home;
+
+  if (l == NULL)
+    return 0;
+  if (!fpar__launch_unclaimed(l) || (home = fpar__sched_stand_in(s)) < 0) {
+    fpar__launch_unref(l);
+    return 0;
+  }
+  if (h == NULL && (h = *helper = fpar__helpers_acquire(s->helpers)) == NULL) {
+    *can_help = 0;
+    fpar__launch_unref(l);
+    return 0;
+  }
+  h->home = (unsigned)home;
+  h->until = done;
+  h->until_arg = arg;
+  fpar__self = h;
+  fpar__worker_run_launch(h, l);
+  fpar__self = NULL;
+  fpar__sched_leave(h, l);
+  return 1;
+}
+
+/* Sleep until done(arg). */
+static void fpar__sched_sleep_until(fpar__sched *s,
+                                    int (*done)(const void *arg),
+                                    const void *arg) {
+  uv_mutex_lock(&s->lock);
+  atomic_fetch_add(&s->waiters, 1);
+  atomic_thread_fence(memory_order_seq_cst);
+  while (!done(arg))
+    uv_cond_wait(&s->done_cond, &s->lock);
+  atomic_fetch_sub(&s->waiters, 1);
+  uv_mutex_unlock(&s->lock);
+}
+
+int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
+                     const void *arg) {
+  fpar__spin spin = FPAR__SPIN_INIT;
+  fpar__worker *helper = NULL;
+  uint64_t seen = 0;
+  int can_help, err;
+
+  if (done(arg))
+    return 0;
+  if ((err = fpar__sched_usable(s)) != 0)
+    return err;
+  /* A kernel that waits for its own runtime's work waits for launches
+   * queued behind its own, which cannot start before it returns. */
+  if (fpar__self != NULL && fpar__self->sched == s)
+    return FPAR_EDEADLOCK;
+  /* A kernel that waits for another runtime only waits: its thread is
+   * inside a group already. */
+  can_help = fpar__self == NULL;
+  while (!done(arg)) {
+    if (can_help && fpar__sched_help(s, &helper, &seen, &can_help, done, arg)) {
+      spin = (fpar__spin)FPAR__SPIN_INIT;
+      continue;
+    }
+    if (!fpar__spin_step(&spin, fpar__sched_spin_ns(s), FPAR__WAIT_YIELD_NS))
+      break;
+  }
+  if (helper != NULL)
+    fpar__helpers_release(s->helpers, helper);
+  if (!done(arg))
+    fpar__sched_sleep_until(s, done, arg);
+  return 0;
+}
+
+/* ---- Worker loop ------------------------------------------------------ */
+
+/* Sleep until a launch newer than the worker's last one starts, or
+ * shutdown. */
+static void fpar__worker_sleep(fpar__worker *w) {
+  fpar__sched *s = w->sched;
+
+  uv_mutex_lock(&s->lock);
+  atomic_fetch_add(&s->sleepers, 1);
+  while (!atomic_load(&s->shutdown) &&
+         atomic_load(&s->active_seq) == w->last_seq)
+    uv_cond_wait(&s->work_cond, &s->lock);
+  atomic_fetch_sub(&s->sleepers, 1);
+  uv_mutex_unlock(&s->lock);
+}
+
+/* Wait for a launch the worker has not entered yet and take a reference on
+ * it; NULL at shutdown.  Spins for spin_us, then sleeps. */
+static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
+  fpar__sched *s = w->sched;
+  fpar__spin spin = FPAR__SPIN_INIT;
+  fpar__launch *l;
+
+  for (;;) {
+    if ((l = fpar__sched_enter(s, &w->last_seq)) != NULL)
+      return l;
+    if (atomic_load_explicit(&s->shutdown, memory_order_relaxed))
+      return NULL;
+    if (!fpar__spin_step(&spin, fpar__sched_spin_ns(s), FPAR__IDLE_YIELD_NS)) {
+      fpar__worker_sleep(w);
+      spin = (fpar__spin)FPAR__SPIN_INIT;
+    }
+  }
+}
+
+/* Note the CPUs worker i is bound to, for helpers
+ * (fpar__sched_stand_in()). */
+static void fpar__sched_map_cpus(fpar__sched *s, unsigned i) {
+  cpu_set_t set;
+  unsigned c;
+
+  if (s->cpu_worker == NULL ||
+      pthread_getaffinity_np(pthread_self(), sizeof set, &set) != 0)
+    return;
+  for (c = 0; c < s->num_cpus && c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, &set))
+      atomic_store_explicit(&s->cpu_worker[c], (int)i, memory_order_relaxed);
 }
 
 /* The k-th scheduler a process creates (from 0): its workers' names. */
@@ -281,13 +405,14 @@ static void fpar__worker_main(void *arg) {
     uv_sem_post(&s->started);
     return;
   }
+  fpar__sched_map_cpus(s, i);
   s->workers[i] = w;
   fpar__self = w;
   uv_sem_post(&s->started);
 
   while ((l = fpar__worker_next_launch(w)) != NULL) {
     fpar__worker_run_launch(w, l);
-    fpar__worker_leave(w, l);
+    fpar__sched_leave(w, l);
   }
   fpar__self = NULL;
   s->workers[i] = NULL;
@@ -308,8 +433,10 @@ static void fpar__sched_join(fpar__sched *s, unsigned started) {
 }
 
 /* Free what the workers needed; the record itself (with the lock and the
- * condition that waiters use) goes with the last reference. */
+ * condition that waiters use, the launch records, the helpers' slots and
+ * the CPU map) goes with the last reference. */
 static void fpar__sched_free_workers(fpar__sched *s) {
+  fpar__helpers_close(s->helpers);
   uv_sem_destroy(&s->started);
   uv_cond_destroy(&s->work_cond);
   fpar__trace_destroy(s->setup.trace);
@@ -329,6 +456,9 @@ void fpar__sched_ref(fpar__sched *s) {
 void fpar__sched_unref(fpar__sched *s) {
   if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
     return;
+  fpar__helpers_free(s->helpers);
+  fpar__launch_pool_destroy(s->pool);
+  free(s->cpu_worker);
   uv_cond_destroy(&s->done_cond);
   uv_mutex_destroy(&s->lock);
   free(s);
@@ -367,12 +497,77 @@ static int fpar__sched_start_workers(fpar__sched *s) {
   return 0;
 }
 
+/* The list's first tail: a launch that has completed. */
+static int fpar__sched_list_init(fpar__sched *s) {
+  fpar__launch_spec none;
+  fpar__launch *stub;
+
+  memset(&none, 0, sizeof none);
+  if (fpar__launch_pool_init(&s->pool, s->num_workers) != 0 ||
+      (stub = fpar__launch_create(s->pool, &none, 0)) == NULL)
+    return FPAR_ENOMEM;
+  atomic_store(&stub->status, 0);
+  atomic_store(&stub->next, FPAR__LAUNCH_DONE);
+  atomic_init(&s->tail, stub);
+  atomic_init(&s->active, NULL);
+  atomic_init(&s->active_seq, 0);
+  return 0;
+}
+
+/* Where the workers go and what they are made with; the memory the
+ * record needs besides.  Returns 0 or FPAR_ENOMEM. */
+static int fpar__sched_setup(fpar__sched *s, const fpar__sched_config *cfg) {
+  long cpus = sysconf(_SC_NPROCESSORS_CONF);
+  unsigned c;
+
+  s->num_workers = fpar__topo_num_workers(s->topo);
+  s->setup.sched = s;
+  s->setup.cfg = &s->cfg;
+  s->setup.topo = s->topo;
+  s->setup.workers = s->num_workers;
+  s->setup.fpu = fpar__ctx_fpu_state();
+  s->setup.stack_marks =
+      !cfg->stack_guard_prot && fpar__guard_marks_available();
+  s->setup.stack_limit =
+      cfg->max_stacks != 0
+          ? cfg->max_stacks
+          : fpar__stack_budget(s->num_workers, cfg->max_group_size + 1,
+                               s->setup.stack_marks);
+  s->workers = calloc(s->num_workers, sizeof *s->workers);
+  s->threads = calloc(s->num_workers, sizeof *s->threads);
+  if (cfg->pin != FPAR_PIN_NONE && cfg->pin != FPAR_PIN_NUMA && cpus > 0) {
+    /* Workers bound to CPUs of their own: helpers stand in for them. */
+    s->num_cpus = (unsigned)cpus;
+    if ((s->cpu_worker = malloc(s->num_cpus * sizeof *s->cpu_worker)) == NULL)
+      return FPAR_ENOMEM;
+    for (c = 0; c < s->num_cpus; c++)
+      atomic_init(&s->cpu_worker[c], -1);
+  }
+  if (s->workers == NULL || s->threads == NULL ||
+      fpar__helpers_create(&s->helpers, &s->setup) != 0 ||
+      fpar__sched_list_init(s) != 0)
+    return FPAR_ENOMEM;
+  return 0;
+}
+
+/* Undo what fpar__sched_setup() and fpar__topo_create() made. */
+static void fpar__sched_unsetup(fpar__sched *s) {
+  fpar__topo_destroy(s->topo);
+  free(s->cpu_worker);
+  free(s->threads);
+  free(s->workers);
+  fpar__helpers_free(s->helpers);
+  fpar__launch_pool_destroy(s->pool);
+  free(s);
+}
+
 int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
-  fpar__sched *s = calloc(1, sizeof *s);
+  fpar__sched *s = aligned_alloc(64, (sizeof *s + 63) / 64 * 64);
   int err;
 
   if (s == NULL)
     return fpar__set_error(FPAR_ENOMEM, "no memory for the scheduler");
+  memset(s, 0, sizeof *s);
   s->cfg = *cfg;
   if ((err = fpar__fault_install()) != 0) {
     free(s);
@@ -387,40 +582,28 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
     return err; /* fpar__topo_create said why */
   }
   fpar__display_placement(s->topo, cfg);
-  s->num_workers = fpar__topo_num_workers(s->topo);
-  s->setup.sched = s;
-  s->setup.cfg = &s->cfg;
-  s->setup.topo = s->topo;
-  s->setup.stack_marks =
-      !cfg->stack_guard_prot && fpar__guard_marks_available();
-  s->setup.stack_limit =
-      cfg->max_stacks != 0
-          ? cfg->max_stacks
-          : fpar__stack_budget(s->num_workers, cfg->max_group_size + 1,
-                               s->setup.stack_marks);
-  s->workers = calloc(s->num_workers, sizeof *s->workers);
-  s->threads = calloc(s->num_workers, sizeof *s->threads);
-  if (s->workers == NULL || s->threads == NULL ||
-      uv_mutex_init(&s->lock) != 0 || uv_cond_init(&s->work_cond) != 0 ||
-      uv_cond_init(&s->done_cond) != 0 || uv_sem_init(&s->started, 0) != 0) {
+  fpar__spin_calibrate();
+  if (fpar__sched_setup(s, cfg) != 0 || uv_mutex_init(&s->lock) != 0 ||
+      uv_cond_init(&s->work_cond) != 0 || uv_cond_init(&s->done_cond) != 0 ||
+      uv_sem_init(&s->started, 0) != 0) {
     /* Partially initialised sync objects are not destroyed: libuv gives no
      * way to tell which succeeded, and this path only runs out of memory. */
-    fpar__topo_destroy(s->topo);
-    free(s->threads);
-    free(s->workers);
-    free(s);
+    fpar__sched_unsetup(s);
     return fpar__set_error(FPAR_ENOMEM, "no memory for the scheduler");
   }
-  atomic_init(&s->active_seq, 0);
+  atomic_init(&s->sleepers, 0);
+  atomic_init(&s->waiters, 0);
+  atomic_init(&s->shutdown, 0);
   atomic_init(&s->start_error, 0);
   atomic_init(&s->refs, 1);
   s->fork_generation = fpar__fork_generation();
   s->serial = atomic_fetch_add(&fpar__sched_serials, 1);
   if (cfg->trace_path != NULL)
     fpar__trace_create(&s->setup.trace, cfg->trace_path, s->serial,
-                       s->num_workers);
+                       s->num_workers, FPAR__HELPERS);
   if ((err = fpar__sched_start_workers(s)) != 0) {
     fpar__sched_free_workers(s);
+    fpar__launch_unref(atomic_load(&s->tail));
     fpar__sched_unref(s);
     return err;
   }
@@ -431,6 +614,8 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
 void fpar__sched_destroy(fpar__sched *s) {
   fpar__sched_join(s, s->num_workers);
   fpar__sched_free_workers(s);
+  /* The list's reference on its last launch. */
+  fpar__launch_unref(atomic_load(&s->tail));
   fpar__sched_unref(s);
 }
 

@@ -20,16 +20,21 @@
 static int fpar__worker_init(fpar__worker *w, const fpar__worker_setup *setup,
                              unsigned i) {
   const fpar__sched_config *cfg = setup->cfg;
+  unsigned place = i % setup->workers;
   int err;
 
   memset(w, 0, sizeof *w);
   w->index = i;
+  w->home = place;
+  w->helper = i >= setup->workers;
   w->sched = setup->sched;
   w->run.shared_fpenv = cfg->fpenv == FPAR_FPENV_SHARED;
+  w->run.fpu = setup->fpu;
   w->trace = fpar__trace_worker_get(setup->trace, i);
-  fpar__stack_pool_init(&w->stacks, setup->topo, i, cfg->stack_size,
+  fpar__stack_pool_init(&w->stacks, setup->topo, place, cfg->stack_size,
                         setup->stack_limit, setup->stack_marks);
-  if ((err = fpar__arena_init(&w->arena, setup->topo, i, cfg->local_mem_size)))
+  if ((err = fpar__arena_init(&w->arena, setup->topo, place,
+                              cfg->local_mem_size)))
     return err;
   if ((err = fpar__stack_pool_reserve(&w->stacks, 1)) ||
       (err = fpar__worker_reserve_fibers(w, 1)))
@@ -39,11 +44,12 @@ static int fpar__worker_init(fpar__worker *w, const fpar__worker_setup *setup,
   if ((err = fpar__ctx_self_init(&w->sched_ctx)) ||
       (err = fpar__ctx_self_init(&w->dead_ctx)))
     return err;
-  return fpar__fault_thread_init();
+  return w->helper ? 0 : fpar__fault_thread_init();
 }
 
 void fpar__worker_destroy(fpar__worker *w) {
-  fpar__fault_thread_destroy();
+  if (!w->helper) /* a helper's host thread keeps its own */
+    fpar__fault_thread_destroy();
   fpar__ctx_self_destroy(&w->sched_ctx);
   fpar__ctx_self_destroy(&w->dead_ctx);
   if (fpar__tsan_enabled()) {
@@ -129,7 +135,9 @@ void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
     void *fake;
     w->fault.code = 0;
     fpar__san_clean_stack(lo, size);
-    w->run.fpu = fpar__ctx_fpu_state();
+    /* A helper keeps the workers' state, not its host thread's. */
+    if (!w->helper)
+      w->run.fpu = fpar__ctx_fpu_state();
     w->runner_ctx = fpar__ctx_make(lo, fpar__stack_hi(&w->stacks, 0),
                                    fpar__runner_main, w, w->run.fpu);
     fpar__san_switch_out(&fake, lo, size);

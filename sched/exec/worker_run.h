@@ -15,13 +15,19 @@ typedef struct fpar__worker_setup {
   struct fpar__sched *sched;
   const fpar__sched_config *cfg;
   struct fpar__topo *topo;
+  unsigned workers;          /* worker threads; helpers are numbered after */
   size_t stack_limit;        /* fiber stacks it may hold (stack.h) */
   int stack_marks;           /* guards are page-table marks (guard.h) */
   struct fpar__trace *trace; /* FIBERPAR_TRACE, or NULL */
+  /* The floating-point control state the worker threads inherited from
+   * the thread that made them, which helpers' kernels start with too. */
+  uint64_t fpu;
 } fpar__worker_setup;
 
-/* Make worker `index` on the calling thread.  Returns 0, FPAR_ENOMEM or
- * FPAR_EINVAL. */
+/* Make worker `index` on the calling thread: a worker thread's below
+ * setup->workers (with its alternate signal stack), else a helper
+ * (help.h), whose memory lies where worker index % workers has its.
+ * Returns 0, FPAR_ENOMEM or FPAR_EINVAL. */
 int fpar__worker_create(fpar__worker **w, const fpar__worker_setup *setup,
                         unsigned index);
 void fpar__worker_destroy(fpar__worker *w);

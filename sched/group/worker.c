@@ -6,7 +6,9 @@
  * Work distribution: a launch's groups are split into one contiguous chunk
  * per worker (the same split for every launch of the same shape, so a
  * worker keeps touching the same data); a worker takes groups from the
- * front of its own chunk, then steals from the others'.
+ * front of its own chunk, then steals from the others'.  A helping host
+ * thread (exec/help.h) has no chunk: it starts with the chunk of the worker
+ * whose core it runs on, which cannot run while the host does.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +35,20 @@ int fpar__worker_claim(fpar__worker *w, size_t *group) {
   fpar__launch *l = w->launch;
   unsigned n = l->num_chunks, k;
 
-  if (fpar__chunk_take(&l->chunks[w->index], group))
-    return 1;
-  for (k = 1; k < n; k++)
-    if (fpar__chunk_take(&l->chunks[(w->index + k) % n], group))
+  if (w->until != NULL && w->until(w->until_arg))
+    return 0;
+  for (k = 0; k < n; k++)
+    if (fpar__chunk_take(&l->chunks[(w->home + k) % n], group))
+      return 1;
+  return 0;
+}
+
+int fpar__launch_unclaimed(const fpar__launch *l) {
+  unsigned k;
+
+  for (k = 0; k < l->num_chunks; k++)
+    if (atomic_load_explicit(&l->chunks[k].next, memory_order_relaxed) <
+        l->chunks[k].end)
       return 1;
   return 0;
 }

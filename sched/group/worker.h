@@ -117,6 +117,12 @@ typedef struct fpar__fault {
 typedef struct fpar__worker {
   fpar__group_run run;
   unsigned index;
+  unsigned home; /* the chunk it takes groups from first */
+  int helper;    /* a host thread's helper (exec/help.h), not a worker */
+  /* A helper stops taking groups once until(until_arg) holds: what its
+   * host thread waits for has happened. */
+  int (*until)(const void *arg);
+  const void *until_arg;
   struct fpar__sched *sched;
   fpar__launch *launch; /* the launch whose groups the worker takes */
   size_t groups_done;   /* finished, not yet added to the launch */
@@ -179,8 +185,12 @@ _Noreturn void fpar__worker_to_sched(fpar__worker *w);
  * Returns 0 or FPAR_ENOMEM. */
 int fpar__worker_reserve_fibers(fpar__worker *w, size_t n);
 
-/* Take the next group of the worker's launch: from its own chunk, else
- * from another worker's.  Returns 1 and the linear group id, or 0. */
+/* Take the next group of the worker's launch: from its home chunk, else
+ * from another's.  Returns 1 and the linear group id, or 0 (also for a
+ * helper whose host has what it waits for). */
 int fpar__worker_claim(fpar__worker *w, size_t *group);
+
+/* Whether l has groups that no one has taken yet. */
+int fpar__launch_unclaimed(const fpar__launch *l);
 
 #endif

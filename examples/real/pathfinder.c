@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/* pathfinder.c - Rodinia PathFinder: the cheapest top-to-bottom path
+ * through a grid of 100 rows of 100000 integer weights in [0, 10), each
+ * step going to one of the three cells below (Rodinia's run: pyramid
+ * height 20).
+ *
+ * OpenCL (pathfinder.cl): 5 launches of 463 work-groups of 256; each
+ * group advances its block 20 rows in local memory, 2 barriers per row.
+ * port: the same kernel as a phase kernel.
+ * best: a launch per row (99), scoped groups (fpar_parallel) of 8192
+ * columns each stepped with lane vectors (the minimum of three shifted
+ * loads), no barrier.  (The pyramid in scoped groups of 2048 to 16384
+ * columns, 5 launches, measured 1.5 to 2x slower here.)
+ * openmp: one parallel region, an `omp for simd` sweep of each row (99
+ * worksharing loops), as Rodinia's OpenMP pathfinder in one region.
+ * Checked exactly against the serial row-by-row recurrence. */
+#include <fiberpar/simd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "real.h"
+
+#define PF_ROWS 100
+#define PF_PYRAMID 20
+#define PF_HALO 1
+#define PF_BLOCK 256 /* Rodinia's work-group size */
+#define PF_BEST 8192 /* best: columns per group */
+
+typedef struct pf_args {
+  const int *wall; /* rows 1.. of the grid */
+  const int *src;
+  int *dst;
+  int cols, t, iteration;
+} pf_args;
+
+typedef struct pf {
+  int cols;
+  int *data, *result[2], *want;
+  pf_args args[PF_ROWS];
+  int final; /* which result holds the last row */
+  bench_ocl_buf *cwall, *cresult[2];
+  bench_ocl_kernel *kernel;
+} pf;
+
+static int pf_size_ok(long n) {
+  return n >= PF_BLOCK && n <= 100000000;
+}
+
+static inline int pf_min(int a, int b) {
+  return a <= b ? a : b;
+}
+
+/* Cell x of the next row from row in of cols cells and its weights w
+ * (the serial reference's step, and openmp's). */
+static inline int pf_cell(const int *in, const int *w, int x, int cols) {
+  int m = in[x];
+
+  if (x > 0)
+    m = pf_min(m, in[x - 1]);
+  if (x < cols - 1)
+    m = pf_min(m, in[x + 1]);
+  return w[x] + m;
+}
+
+static void *pf_setup(long n) {
+  pf *s = calloc(1, sizeof *s);
+  size_t cols = (size_t)n;
+  int *src, *dst;
+
+  if (s == NULL)
+    return NULL;
+  s->cols = (int)n;
+  s->data = real_alloc(cols * PF_ROWS * sizeof(int));
+  s->result[0] = real_alloc(cols * sizeof(int));
+  s->result[1] = real_alloc(cols * sizeof(int));
+  s->want = real_alloc(cols * sizeof(int));
+  for (size_t i = 0; i < cols * PF_ROWS; i++)
+    s->data[i] = (int)(real_rand01((uint32_t)i, 8) * 10.0f);
+  /* The serial reference, Rodinia's CPU loop. */
+  src = malloc(cols * sizeof(int));
+  dst = malloc(cols * sizeof(int));
+  if (src == NULL || dst == NULL)
+    return NULL;
+  memcpy(dst, s->data, cols * sizeof(int));
+  for (int t = 0; t < PF_ROWS - 1; t++) {
+    int *tmp = src;
+
+    src = dst, dst = tmp;
+    for (int x = 0; x < s->cols; x++)
+      dst[x] = pf_cell(src, s->data + (t + 1) * cols, x, s->cols);
+  }
+  memcpy(s->want, dst, cols * sizeof(int));
+  free(src), free(dst);
+  return s;
+}
+
+static void pf_release(void *p) {
+  pf *s = p;
+
+  free(s->data), free(s->result[0]), free(s->result[1]), free(s->want);
+  free(s);
+}
+
+static int pf_ocl_init(void *p, bench_ocl *o) {
+  pf *s = p;
+  size_t cols = (size_t)s->cols;
+
+  s->kernel = real_cl_kernel(o, "pathfinder", "dynproc_kernel");
+  s->cwall =
+      bench_ocl_buffer(o, s->data + cols, cols * (PF_ROWS - 1) * sizeof(int));
+  s->cresult[0] = bench_ocl_buffer(o, s->result[0], cols * sizeof(int));
+  s->cresult[1] = bench_ocl_buffer(o, s->result[1], cols * sizeof(int));
+  return s->kernel == NULL || s->cwall == NULL || s->cresult[0] == NULL ||
+         s->cresult[1] == NULL;
+}
+
+static int pf_prepare(void *p, real_version v, real_env *env) {
+  pf *s = p;
+
+  return real_put(env, v, s->cresult[0], s->result[0], s->data,
+                  (size_t)s->cols * sizeof(int));
+}
+
+/* ---- port ------------------------------------------------------------------
+ */
+
+typedef struct pf_local {
+  int prev[PF_BLOCK], result[PF_BLOCK];
+} pf_local;
+
+typedef struct pf_state {
+  int i, computed;
+} pf_state;
+
+#define IN_RANGE(x, min, max) ((x) >= (min) && (x) <= (max))
+
+FPAR_PHASE_KERNEL_LOCAL(pathfinder_port, it, args, pf_state, st, pf_local, lm) {
+  const pf_args *a = args;
+  const int BLOCK_SIZE = (int)fpar_local_range(it, 0), cols = a->cols;
+  const int bx = (int)fpar_group_id(it, 0), tx = (int)fpar_local_id(it, 0);
+  const int iteration = a->iteration, border = PF_PYRAMID * PF_HALO;
+  const int small_block_cols = BLOCK_SIZE - (iteration * PF_HALO * 2);
+  const int blkX = (small_block_cols * bx) - border;
+  const int blkXmax = blkX + BLOCK_SIZE - 1;
+  const int xidx = blkX + tx;
+  const int validXmin = (blkX < 0) ? -blkX : 0;
+  const int validXmax = (blkXmax > cols - 1)
+                            ? BLOCK_SIZE - 1 - (blkXmax - cols + 1)
+                            : BLOCK_SIZE - 1;
+  const int W = tx - 1 < validXmin ? validXmin : tx - 1;
+  const int E = tx + 1 > validXmax ? validXmax : tx + 1;
+  const int isValid = IN_RANGE(tx, validXmin, validXmax);
+
+  FPAR_PHASE_BEGIN();
+  if (IN_RANGE(xidx, 0, cols - 1))
+    lm->prev[tx] = a->src[xidx];
+  FPAR_PHASE_BARRIER();
+  for (st->i = 0; st->i < iteration; st->i++) {
+    st->computed = 0;
+    if (IN_RANGE(tx, st->i + 1, BLOCK_SIZE - st->i - 2) && isValid) {
+      int shortest = pf_min(pf_min(lm->prev[W], lm->prev[tx]), lm->prev[E]);
+
+      st->computed = 1;
+      lm->result[tx] = shortest + a->wall[cols * (a->t + st->i) + xidx];
+    }
+    FPAR_PHASE_BARRIER();
+    if (st->i == iteration - 1)
+      break;
+    if (st->computed)
+      lm->prev[tx] = lm->result[tx];
+    FPAR_PHASE_BARRIER();
+  }
+  if (st->computed)
+    a->dst[xidx] = lm->result[tx];
+  FPAR_PHASE_END();
+}
+
+#undef IN_RANGE
+
+/* ---- best: wide blocks in private rows, lane vectors ----------------------
+ */
+
+/* out[k] = wall[k] + min(in[k - 1], in[k], in[k + 1]) for k in [0, n). */
+static inline void pf_step(int *out, const int *in, const int *wall, int n) {
+  int k = 0;
+
+  for (; k + FPAR_SIMD_WIDTH <= n; k += FPAR_SIMD_WIDTH) {
+    fpar_vi32 m =
+        fpar_vi32_min(fpar_vi32_load(in + k - 1), fpar_vi32_load(in + k));
+
+    m = fpar_vi32_min(m, fpar_vi32_load(in + k + 1));
+    fpar_vi32_store(out + k, m + fpar_vi32_load(wall + k));
+  }
+  for (; k < n; k++)
+    out[k] = wall[k] + pf_min(pf_min(in[k - 1], in[k]), in[k + 1]);
+}
+
+/* One row step for columns [b * PF_BEST, (b + 1) * PF_BEST) of the row. */
+static void pathfinder_best(fpar_group *g, void *args) {
+  const pf_args *a = args;
+  const int b = (int)fpar_group_get_id(g, 0), cols = a->cols;
+  int xs = b * PF_BEST, xe = xs + PF_BEST < cols ? xs + PF_BEST : cols;
+
+  if (xs == 0)
+    a->dst[0] = pf_cell(a->src, a->wall, 0, cols), xs = 1;
+  if (xe == cols)
+    a->dst[cols - 1] = pf_cell(a->src, a->wall, cols - 1, cols), xe--;
+  pf_step(a->dst + xs, a->src + xs, a->wall + xs, xe - xs);
+}
+
+/* ---- the sweep ------------------------------------------------------------
+ */
+
+static int pf_run(void *p, real_version v, real_env *env) {
+  pf *s = p;
+  const int cols = s->cols, border = PF_PYRAMID * PF_HALO;
+  const int small = PF_BLOCK - PF_PYRAMID * PF_HALO * 2;
+  const size_t blocks = (size_t)(cols + small - 1) / small;
+  const size_t groups = (size_t)(cols + PF_BEST - 1) / PF_BEST;
+  int src = 1, dst = 0, err = 0, launch = 0;
+
+  if (v == REAL_OMP) {
+    const int *wall = s->data + cols;
+    int *r0 = s->result[0], *r1 = s->result[1];
+
+#pragma omp parallel
+    for (int t = 0; t < PF_ROWS - 1; t++) {
+      const int *in = t & 1 ? r1 : r0;
+      int *out = t & 1 ? r0 : r1;
+      const int *w = wall + (size_t)t * cols;
+
+#pragma omp for simd schedule(static)
+      for (int x = 0; x < cols; x++)
+        out[x] = pf_cell(in, w, x, cols);
+    }
+    s->final = (PF_ROWS - 1) & 1;
+    return 0;
+  }
+  if (v == REAL_BEST) {
+    for (int t = 0; t < PF_ROWS - 1 && err == 0; t++) {
+      pf_args *a = &s->args[t];
+
+      a->wall = s->data + (size_t)cols * (t + 1);
+      a->src = s->result[t & 1];
+      a->dst = s->result[(t + 1) & 1];
+      a->cols = cols;
+      err |= real_parallel(env, "pathfinder_best", fpar_range1(groups),
+                           fpar_range1(1), pathfinder_best, a);
+    }
+    s->final = (PF_ROWS - 1) & 1;
+    return real_finish(env, v, err);
+  }
+  for (int t = 0; t < PF_ROWS - 1 && err == 0; t += PF_PYRAMID, launch++) {
+    pf_args *a = &s->args[launch];
+    int tmp = src;
+
+    src = dst, dst = tmp;
+    a->wall = s->data + cols;
+    a->src = s->result[src];
+    a->dst = s->result[dst];
+    a->cols = cols;
+    a->t = t;
+    a->iteration = pf_min(PF_PYRAMID, PF_ROWS - t - 1);
+    switch (v) {
+    case REAL_POCL: {
+      size_t global = blocks * PF_BLOCK, local = PF_BLOCK;
+
+      err |= bench_ocl_args(s->kernel, "ibbbiiiiill", a->iteration, s->cwall,
+                            s->cresult[src], s->cresult[dst], cols, PF_ROWS, t,
+                            border, PF_HALO, PF_BLOCK * sizeof(int),
+                            PF_BLOCK * sizeof(int));
+      err |= bench_ocl_enqueue(s->kernel, 1, &global, &local);
+      break;
+    }
+    default:
+      err |= real_launch(env, &pathfinder_port, fpar_range1(blocks * PF_BLOCK),
+                         fpar_range1(PF_BLOCK), a);
+    }
+  }
+  s->final = dst;
+  return real_finish(env, v, err);
+}
+
+static int pf_check(void *p, real_version v, real_env *env, char *why,
+                    size_t len) {
+  pf *s = p;
+
+  return real_match_i32(env, v, s->cresult[s->final], s->result[s->final],
+                        s->want, (size_t)s->cols, why, len);
+}
+
+const real_kernel real_pathfinder = {
+    "pathfinder",
+    "scoped-lanes-rows",
+    "the number of columns, 256 to 10^8 (100 rows)",
+    100000,
+    1000,
+    pf_size_ok,
+    pf_setup,
+    pf_release,
+    pf_ocl_init,
+    pf_prepare,
+    pf_run,
+    pf_check};
