@@ -5,9 +5,9 @@
 # place where they lie under the prefix, so that the installed files stay
 # valid when the tree is moved or installed with DESTDIR.
 #
-#   subst.sh PREFIX LIBDIR INCLUDEDIR UV_CFLAGS STACK_CLASH_CFLAGS \
+#   subst.sh PREFIX LIBDIR INCLUDEDIR UV_CFLAGS KERNEL_CFLAGS \
 #     SIZEOF_VOID_P VERSION <template >file
-prefix=$1 libdir=$2 includedir=$3 uv_cflags=$4 stack_cflags=$5 sizeof_p=$6
+prefix=$1 libdir=$2 includedir=$3 uv_cflags=$4 kernel_cflags=$5 sizeof_p=$6
 version=$7
 
 # From LIBDIR/cmake/fiberpar up to the prefix: two levels, then one per
@@ -36,10 +36,16 @@ for f in $uv_cflags; do
   case $f in -I*) uv_dirs="$uv_dirs${uv_dirs:+;}${f#-I}" ;; esac
 done
 
+# The compile options kernels get, as a CMake list.
+kernel_options=
+for f in $kernel_cflags; do
+  kernel_options="$kernel_options${kernel_options:+;}$f"
+done
+
 sed -e "s|@FPAR_CMAKE_TO_PREFIX@|$up|g" \
   -e "s|@FPAR_CMAKE_LIBDIR@|$(from_prefix "$libdir")|g" \
   -e "s|@FPAR_CMAKE_INCLUDEDIR@|$(from_prefix "$includedir")|g" \
   -e "s|@FPAR_CMAKE_UV_INCLUDEDIRS@|$uv_dirs|g" \
-  -e "s|@FPAR_STACK_CLASH_CFLAGS@|$stack_cflags|g" \
+  -e "s|@FPAR_KERNEL_CFLAGS@|$kernel_options|g" \
   -e "s|@FPAR_SIZEOF_VOID_P@|$sizeof_p|g" \
   -e "s|@PACKAGE_VERSION@|$version|g"

@@ -657,6 +657,29 @@ FPAR_EXTERN void fpar_event_release(fpar_event *ev);
 
 /* ------------------------------------------------------------------------
  * nd_range kernels
+ *
+ * The normal way: FPAR_KERNEL defines a kernel together with its runner
+ * (the loop over work-items into which the kernel inlines), and
+ * fpar_parallel_for_kernel() launches it:
+ *
+ *   FPAR_KERNEL(twice, it, args) {
+ *     float *x = args;
+ *     size_t i = fpar_global_id(it, 0);
+ *     x[i] = 2.0f * x[i];
+ *   }
+ *   ...
+ *   err = fpar_parallel_for_kernel(q, fpar_range1(n), FPAR_LOCAL_AUTO,
+ *                                  &twice, x, &ev);
+ *
+ * A barrier-free kernel so defined costs what the plain C loop costs, and
+ * the compiler may vectorise it across work-items (see FPAR_KERNEL).
+ * fpar_launch() takes the same kernel (fpar_launch_desc::def) with what
+ * the short form leaves out: a name, global offsets, launch-time local
+ * buffers, smaller last groups, a sub-group size.  fpar_parallel_for()
+ * launches a bare kernel function, for kernels chosen at run time: every
+ * work-item then costs an indirect call.  Phase kernels
+ * (<fiberpar/phase.h>), lanes (<fiberpar/simd.h>), scoped and hierarchical
+ * parallelism (<fiberpar/scoped.h>) are the other forms.
  * ---------------------------------------------------------------------- */
 
 /** One work-item as a kernel sees it (struct fpar_item). */
@@ -913,31 +936,135 @@ static inline void fpar_item_new_call(fpar_item *it) {
   it->local_calls = 0;
 }
 
-/** A row runner: runs the kernel for the work-items of one row of a
- *  work-group, from it's local id (x, y, z) to (x_end - 1, y, z).  Made by
- *  FPAR_DEFINE_ROW. */
+/** A row runner: runs the kernel for the work-items of a work-group from
+ *  it's local id (x, y, z) to (x_end - 1, y, z), then for the rows after
+ *  it, (0 .. x_end - 1, y', z'), until the end of the group or of the rows
+ *  it covers; on return it's local ids name the last row it ran.  (A
+ *  runner of version 0.1 of this header ran one row and left it
+ *  unchanged; the runtime calls it again for each row.)  Made by
+ *  FPAR_KERNEL and FPAR_LANE_KERNEL. */
 typedef void (*fpar_row_fn)(fpar_item *it, void *args, size_t x_end);
 
-/** Define `static void name(...)`, a row runner for `kernel`, a kernel
- *  function visible in this file (best `static inline`); FPAR_KERNEL
- *  (<fiberpar/phase.h>) defines a kernel and its row runner at once.  The loop
- * over a row of work-items is then compiled in the caller's translation unit,
- *  where the kernel inlines into it and the compiler can hoist loads and
- *  vectorise as in a plain C loop; through a kernel pointer every
- *  work-item costs an indirect call (about 2.5 ns here).  Set it as
- *  fpar_launch_desc::row.  The runtime still calls `kernel` itself for
- *  work-item 0 and for groups that reach a barrier. */
-#define FPAR_DEFINE_ROW(name, kernel)                                          \
-  static void name(fpar_item *fpar_it_, void *fpar_args_,                      \
-                   size_t fpar_x_end_) {                                       \
-    fpar_item fpar_row_ = *fpar_it_;                                           \
-    size_t fpar_x_;                                                            \
-    for (fpar_x_ = fpar_local_id(fpar_it_, 0); fpar_x_ < fpar_x_end_;          \
-         fpar_x_++) {                                                          \
-      fpar_item_seek(&fpar_row_, fpar_x_, 1, 0);                               \
-      kernel(&fpar_row_, fpar_args_);                                          \
-    }                                                                          \
+#if defined(__GNUC__)
+#define FPAR__DEPRECATED(msg) __attribute__((deprecated(msg)))
+#else
+#define FPAR__DEPRECATED(msg)
+#endif
+#define FPAR__UNUSED __attribute__((unused))
+#define FPAR__ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* How loops over work-items are marked.
+ *
+ * Work-items of a group that reach no barrier run in no particular order
+ * (OpenCL and SYCL: such work-items may not depend on each other except
+ * through atomics), so the runners that FPAR_KERNEL and
+ * FPAR_DEFINE_ITEMS_ROW make may tell the compiler so, and it may
+ * vectorise across work-items, as OpenCL compilers do.  With GCC and
+ * FPAR_OPENMP_SIMD defined (pkg-config --cflags fiberpar and the CMake
+ * target fiberpar::fiberpar give -fopenmp-simd -DFPAR_OPENMP_SIMD) or
+ * under -fopenmp, the loop over a row is `#pragma omp simd`, which GCC
+ * vectorises at -O2 too; otherwise `#pragma GCC ivdep`, which needs no
+ * flag (GCC vectorises such loops at -O3, and at -O2 those its cheap cost
+ * model accepts).  -fopenmp-simd needs no OpenMP runtime: it only makes
+ * the compiler honour `omp simd` pragmas.  A loop the compiler cannot
+ * vectorise (a call it cannot inline, such as fpar_barrier() or
+ * fpar_group_local_memory(), an atomic operation) stays an ordinary loop,
+ * in order.  Clang gets no mark: its `omp simd` and `vectorize(
+ * assume_safety)` also cover the accesses to a work-item's own item
+ * where that stays in memory (a kernel that indexes it by a variable),
+ * and compute wrong results there (Clang 14); Clang vectorises the loops
+ * it can prove safe. */
+#if defined(__clang__) || !defined(__GNUC__)
+#define FPAR__ITEMS_LOOP
+#elif defined(_OPENMP) || defined(FPAR_OPENMP_SIMD)
+#define FPAR__ITEMS_LOOP _Pragma("omp simd")
+#else
+#define FPAR__ITEMS_LOOP _Pragma("GCC ivdep")
+#endif
+
+/* Make *it the work-item at local id x of the row `row` stands for, one
+ * member at a time (the compiler then keeps the item in registers, or in
+ * vector registers across work-items). */
+static inline void fpar__item_at(fpar_item *it, const fpar_item *row,
+                                 size_t x) {
+  it->local_id[0] = x;
+  it->local_id[1] = row->local_id[1];
+  it->local_id[2] = row->local_id[2];
+  it->origin[0] = row->origin[0];
+  it->origin[1] = row->origin[1];
+  it->origin[2] = row->origin[2];
+  it->group_id[0] = row->group_id[0];
+  it->group_id[1] = row->group_id[1];
+  it->group_id[2] = row->group_id[2];
+  it->row_linear = row->row_linear;
+  it->geometry = row->geometry;
+  it->run = row->run;
+  it->local_calls = 0;
+  it->lanes = 1;
+}
+
+/* The loop over the rows of a group that a runner makes, from the row of
+ * the runtime's item `at` to the end of the group, between
+ * FPAR__ROWS_BEGIN and FPAR__ROWS_END: in it `row` is the item of the
+ * row's first work-item and `x0` the local id the row starts at (at's in
+ * the first row, 0 in the others).  Afterwards `at` names the last row,
+ * as fpar_row_fn says; it is written only then, since a store through it
+ * in the loop would make the compiler reload the kernel's arguments
+ * (which it could alias) for every row. */
+#define FPAR__ROWS_BEGIN(at, row, x0)                                          \
+  {                                                                            \
+    const size_t fpar_nx_ = (at)->geometry->local_range[0];                    \
+    const size_t fpar_ny_ = (at)->geometry->local_range[1];                    \
+    const size_t fpar_nz_ = (at)->geometry->local_range[2];                    \
+    fpar_item row = *(at);                                                     \
+    size_t x0 = row.local_id[0], fpar_y_ = row.local_id[1],                    \
+           fpar_z_ = row.local_id[2];                                          \
+    for (; fpar_z_ < fpar_nz_; fpar_z_++, fpar_y_ = 0)                         \
+      for (; fpar_y_ < fpar_ny_; fpar_y_++, x0 = 0) {                          \
+        row.local_id[1] = fpar_y_;                                             \
+        row.local_id[2] = fpar_z_;                                             \
+        row.row_linear = fpar_nx_ * (fpar_y_ + fpar_ny_ * fpar_z_);
+#define FPAR__ROWS_END(at)                                                     \
+  }                                                                            \
+  (at)->local_id[0] = 0;                                                       \
+  (at)->local_id[1] = fpar_ny_ - 1;                                            \
+  (at)->local_id[2] = fpar_nz_ - 1;                                            \
   }
+
+/* The runner of `kernel` (FPAR_KERNEL's): the work-items from it's to
+ * the end of the group, each row one loop into which `kernel` inlines.
+ * Each work-item gets an item of its own, in name_fpar_at_: declared
+ * there rather than in the loop, it is an ordinary variable that the
+ * compiler keeps in registers once `kernel` is inlined, where one declared
+ * in an `omp simd` loop would become an array indexed by lane, which GCC
+ * does not vectorise around a loop inside the kernel. */
+#define FPAR__DEFINE_ROWS(name, kernel, attributes)                            \
+  FPAR__ALWAYS_INLINE void name##_fpar_at_(const fpar_item *fpar_row_,         \
+                                           size_t fpar_x_, void *fpar_args_) { \
+    fpar_item fpar_one_;                                                       \
+    fpar__item_at(&fpar_one_, fpar_row_, fpar_x_);                             \
+    kernel(&fpar_one_, fpar_args_);                                            \
+  }                                                                            \
+  static attributes void name(fpar_item *fpar_it_, void *fpar_args_,           \
+                              size_t fpar_x_end_) {                            \
+    FPAR__ROWS_BEGIN(fpar_it_, fpar_row_, fpar_x0_)                            \
+    size_t fpar_x_;                                                            \
+    FPAR__ITEMS_LOOP                                                           \
+    for (fpar_x_ = fpar_x0_; fpar_x_ < fpar_x_end_; fpar_x_++)                 \
+      name##_fpar_at_(&fpar_row_, fpar_x_, fpar_args_);                        \
+    FPAR__ROWS_END(fpar_it_)                                                   \
+  }
+
+/** Deprecated: FPAR_KERNEL defines a kernel with its runner, and
+ *  fpar_launch_desc::def launches it.  Defines `static void name(...)`,
+ *  the runner of `kernel`, a kernel function visible in this file (best
+ *  `static inline`), for fpar_launch_desc::row beside
+ *  fpar_launch_desc::kernel; it now runs the rest of the group, as
+ *  FPAR_KERNEL's does.  Taking its address warns. */
+#define FPAR_DEFINE_ROW(name, kernel)                                          \
+  FPAR__DEFINE_ROWS(name, kernel,                                              \
+                    FPAR__DEPRECATED("use FPAR_KERNEL and "                    \
+                                     "fpar_launch_desc.def"))
 
 /** A group of scoped or hierarchical parallelism (see
  *  <fiberpar/scoped.h>). */
@@ -1106,7 +1233,10 @@ static inline void *fpar__local_buffer_fast(fpar_item *it, unsigned k) {
 #define fpar_local_buffer(it, k) fpar__local_buffer_fast((it), (k))
 
 /** A kernel defined with its runners by FPAR_KERNEL, FPAR_LANE_KERNEL,
- *  FPAR_PHASE_KERNEL or FPAR_PHASE_LANE_KERNEL (<fiberpar/phase.h>). */
+ *  FPAR_PHASE_KERNEL or FPAR_PHASE_LANE_KERNEL: a `static const` object
+ *  the macro makes, passed by address to fpar_parallel_for_kernel() or
+ *  set as fpar_launch_desc::def.  (Its members are the library's; struct
+ *  fpar_kernel is in <fiberpar/phase.h>.) */
 typedef struct fpar_kernel fpar_kernel;
 
 /** How a phase kernel (FPAR_PHASE_KERNEL) runs (FIBERPAR_PHASE=loops|
@@ -1140,8 +1270,10 @@ typedef struct fpar_launch_desc {
   size_t size;
   const char *name;      /**< kernel name for messages (copied); may be NULL */
   fpar_kernel_fn kernel; /**< the kernel, or NULL (see def) */
-  fpar_row_fn row;       /**< FPAR_DEFINE_ROW runner of kernel (for a lane
-                              kernel FPAR_DEFINE_LANE_ROW's), or NULL */
+  /** The runner of kernel (see fpar_row_fn; made by the deprecated
+   *  FPAR_DEFINE_ROW and FPAR_DEFINE_LANE_ROW), or NULL; def carries its
+   *  own. */
+  fpar_row_fn row;
   /** FPAR_SIMD_WIDTH for a FPAR_DEFINE_LANE_KERNEL kernel
    *  (<fiberpar/simd.h>); 0 otherwise. */
   unsigned lanes;
@@ -1196,6 +1328,111 @@ static inline void fpar_launch_desc_init(fpar_launch_desc *d) {
   d->size = sizeof *d;
 }
 
+/* ---- Defining and launching a kernel: the normal way ------------------ */
+
+/** Define the kernel `name`, a `static const fpar_kernel`, whose body
+ *  follows as that of `void kernel(fpar_item *it, void *args)`:
+ *
+ *    FPAR_KERNEL(blur, it, args) { ... }
+ *
+ *  and launch it with fpar_parallel_for_kernel(q, global, local, &blur,
+ *  args, &ev) or as fpar_launch_desc::def.
+ *
+ *  The macro also defines the kernel's runner, in this file: for every
+ *  group that reaches no barrier, the runtime calls the body for
+ *  work-item 0, then the runner once for the rest of the group, which
+ *  loops over the group's rows (dimension 0 innermost, as a plain C loop
+ *  nest would), with the body inlined.  So a barrier-free kernel costs
+ *  what the plain loop costs, and where the compiler can vectorise the
+ *  loop over a row across work-items, it does (see FPAR_OPENMP_SIMD above:
+ *  build with `pkg-config --cflags fiberpar`, or -fopenmp-simd
+ *  -DFPAR_OPENMP_SIMD, for GCC to do it at -O2).  This relies on the rule
+ *  of OpenCL and SYCL that work-items between barriers do not depend on
+ *  each other: one work-item must not read what another writes (nor two
+ *  write the same place) without an atomic operation or a barrier between
+ *  them.  Atomics, fpar_group_local_memory() (the k-th request of each
+ *  work-item is object k), fpar_local_buffer(), every id and sub-group
+ *  query work as in any kernel; a loop that calls a function the compiler
+ *  cannot inline stays scalar.
+ *
+ *  The body may call fpar_barrier(): a group whose work-item 0 reaches one
+ *  runs on fibers as usual (the runner is only for groups that reach
+ *  none; a work-item of the runner's loop that reaches a barrier fails
+ *  the launch with FPAR_EDIVERGENCE, as it would on fibers). */
+#define FPAR_KERNEL(name, it, args)                                            \
+  FPAR__ALWAYS_INLINE void name##_fpar_fn_(fpar_item *it FPAR__UNUSED,         \
+                                           void *args FPAR__UNUSED);           \
+  static void name##_fpar_kernel_(fpar_item *fpar_it_, void *fpar_args_) {     \
+    name##_fpar_fn_(fpar_it_, fpar_args_);                                     \
+  }                                                                            \
+  FPAR__DEFINE_ROWS(name##_fpar_row_, name##_fpar_fn_, )                       \
+  FPAR__KERNEL_DEF(name, name##_fpar_kernel_, name##_fpar_row_, 1)             \
+  FPAR__ALWAYS_INLINE void name##_fpar_fn_(fpar_item *it FPAR__UNUSED,         \
+                                           void *args FPAR__UNUSED)
+
+/** Define the lane kernel `name` (needs <fiberpar/simd.h>): its body
+ *  follows as that of `void body(fpar_lanes *lk, void *args)` and runs
+ *  once per sub-group of FPAR_SIMD_WIDTH work-items along dimension 0, in
+ *  vector form (FPAR_DEFINE_LANE_KERNEL); its runner runs the sub-groups
+ *  of the rest of a group that reaches no barrier, inlined, the last one
+ *  of each row masked. */
+#define FPAR_LANE_KERNEL(name, lk, args)                                       \
+  FPAR__ALWAYS_INLINE void name##_fpar_lanes_(fpar_lanes *lk FPAR__UNUSED,     \
+                                              void *args FPAR__UNUSED);        \
+  FPAR_DEFINE_LANE_KERNEL(name##_fpar_kernel_, name##_fpar_lanes_)             \
+  FPAR__DEFINE_LANE_ROWS(name##_fpar_row_, name##_fpar_lanes_, )               \
+  FPAR__KERNEL_DEF(name, name##_fpar_kernel_, name##_fpar_row_,                \
+                   FPAR_SIMD_WIDTH)                                            \
+  FPAR__ALWAYS_INLINE void name##_fpar_lanes_(fpar_lanes *lk FPAR__UNUSED,     \
+                                              void *args FPAR__UNUSED)
+
+/* The fpar_kernel of a kernel that is not a phase kernel. */
+#define FPAR__KERNEL_DEF(name, fn, row, lanes)                                 \
+  static const fpar_kernel name = {#name, __FILE__, fn, row, lanes, NULL,      \
+                                   NULL,  0,        0,  0,   0};
+
+/**
+ * \brief Submit the kernel \p k (FPAR_KERNEL and friends) for every
+ *        work-item of \p global in work-groups of \p local; returns at
+ *        once.
+ * \param q the queue.
+ * \param global the global range.
+ * \param local the work-group range, or FPAR_LOCAL_AUTO: then the
+ *        runtime chooses groups that divide \p global, as long along
+ *        dimension 0 as it can (whole rows, up to the runtime's
+ *        max_group_size), several per worker.
+ * \param k the kernel.
+ * \param args passed to every call.
+ * \param ev receives an event the caller must release, or NULL.
+ * \return as fpar_launch(); groups are uniform, as with
+ *         fpar_parallel_for().
+ */
+FPAR_EXTERN int fpar_parallel_for_kernel(fpar_queue *q, fpar_range global,
+                                         fpar_range local, const fpar_kernel *k,
+                                         void *args, fpar_event **ev);
+
+/**
+ * \brief fpar_parallel_for_kernel() with its arguments passed by value
+ *        (as fpar_parallel_for_by_value()): the launch keeps a copy of
+ *        the \p args_size bytes at \p args, which need not outlive the
+ *        call.
+ * \param q the queue.
+ * \param global the global range.
+ * \param local the work-group range, or FPAR_LOCAL_AUTO.
+ * \param k the kernel; its calls receive a pointer to the launch's copy
+ *        (64-byte aligned, shared by all work-items: read it only).
+ * \param args the arguments to copy.
+ * \param args_size their size in bytes, 1 to FPAR_MAX_ARGS_SIZE.
+ * \param ev receives an event the caller must release, or NULL.
+ * \return as fpar_launch(): FPAR_EINVAL for args_size 0 or above
+ *         FPAR_MAX_ARGS_SIZE, or args NULL.
+ */
+FPAR_EXTERN int fpar_parallel_for_kernel_by_value(
+    fpar_queue *q, fpar_range global, fpar_range local, const fpar_kernel *k,
+    const void *args, size_t args_size, fpar_event **ev);
+
+/* ---- Launching with a description, or a bare kernel function ---------- */
+
 /**
  * \brief Submit an nd_range launch described by \p d; returns at once.
  *
@@ -1229,6 +1466,11 @@ FPAR_EXTERN int fpar_launch(fpar_queue *q, const fpar_launch_desc *d,
 /**
  * \brief Submit kernel(it, args) for every work-item of \p global, in
  *        work-groups of \p local; returns at once.
+ *
+ * For a kernel function chosen at run time: every work-item costs an
+ * indirect call, and the loop over work-items cannot vectorise; a kernel
+ * defined with FPAR_KERNEL and launched with fpar_parallel_for_kernel()
+ * costs what the plain C loop costs.
  *
  * As SYCL's nd_range: all groups have the size \p local, which must divide
  * \p global (else FPAR_ENONDIV), and there is no offset; fpar_launch()

@@ -59,21 +59,46 @@ static size_t fpar__largest_divisor(size_t n, size_t cap) {
   return 1;
 }
 
+/* The smallest divisor of n from lo to cap, or 0 if there is none. */
+static size_t fpar__smallest_divisor_from(size_t n, size_t lo, size_t cap) {
+  size_t d;
+
+  for (d = lo; d <= cap && d <= n; d++)
+    if (n % d == 0)
+      return d;
+  return 0;
+}
+
+/* Fewest work-items along dimension 0 worth a group of their own: below
+ * it the group's fixed cost outweighs the loop over its rows. */
+#define FPAR__MIN_ROW 16
+
 /* Like Aparapi: a size that divides the global range, at most `preferred`
- * work-items, and small enough that every worker gets a few groups. */
+ * work-items, and small enough that every worker gets a few groups.
+ * Dimension 0 comes first and gets long rows: whole rows (up to
+ * `preferred`) whenever the range has two rows per worker, however small
+ * that makes the number of groups, since a runner runs a group's rows as
+ * one loop nest and its cost per group, not per row, is what groups
+ * add; and never rows shorter than FPAR__MIN_ROW when a divisor allows
+ * longer ones (a 1-D range of 1009 work-items is one group, not 1009). */
 static void fpar__range_choose_local(const fpar_range *g, fpar_range *l,
                                      size_t preferred, size_t max_group,
                                      unsigned num_workers) {
-  size_t cap = preferred,
-         spread = fpar__range_volume(g) / (4 * (size_t)num_workers);
+  size_t volume = fpar__range_volume(g), rows = volume / g->size[0];
+  size_t most = preferred < max_group ? preferred : max_group;
+  size_t cap = most, spread = volume / (4 * (size_t)num_workers), row;
   unsigned d;
 
-  if (cap > max_group)
-    cap = max_group;
   if (spread < cap)
     cap = spread ? spread : 1;
+  row = rows >= 2 * (size_t)num_workers && cap < g->size[0] ? most : cap;
   l->dims = g->dims;
-  for (d = 0; d < 3; d++) {
+  l->size[0] = fpar__largest_divisor(g->size[0], row);
+  if (l->size[0] < FPAR__MIN_ROW &&
+      (row = fpar__smallest_divisor_from(g->size[0], FPAR__MIN_ROW, most)))
+    l->size[0] = row;
+  cap = cap > l->size[0] ? cap / l->size[0] : 1;
+  for (d = 1; d < 3; d++) {
     l->size[d] = fpar__largest_divisor(g->size[d], cap);
     cap /= l->size[d];
   }

@@ -14,7 +14,8 @@ int fpar__range_check(fpar_range *r, const char *what);
 /* Resolve the work-group range of a checked global range: FPAR_LOCAL_AUTO
  * gets a size chosen by the runtime (up to `preferred` work-items, fewer
  * when that would leave workers without a few groups each, always a
- * divisor), anything else is checked (same dimensions, no zero extent,
+ * divisor; whole rows along dimension 0 first, see range.c), anything
+ * else is checked (same dimensions, no zero extent,
  * divides the global range if `uniform`, at most max_group work-items).
  * Returns 0, FPAR_EDIM, FPAR_EEMPTY, FPAR_ENONDIV or FPAR_EGROUPSIZE. */
 int fpar__range_resolve_local(const fpar_range *global, fpar_range *local,

@@ -9,6 +9,9 @@
 # gets _POSIX_C_SOURCE, which libuv's <uv.h> needs (see <fiberpar/uv.h>).
 # GCC's notes (not warnings) that the ABI of passing wide vectors "changed
 # in GCC 4.6" are allowed: only -Wno-psabi on the command line hides them.
+# The runners FPAR_KERNEL and FPAR_DEFINE_ITEMS_ROW make compile the same
+# with the flags fiberpar.pc gives kernels, without them, and under
+# -fopenmp; the deprecated FPAR_DEFINE_ROW warns where its runner is used.
 # Skipped (exit 77) without g++ or when the C compiler is not GCC.
 src=${srcdir:-.}
 cc=${CC:-cc}
@@ -43,6 +46,29 @@ FPAR_LANE_KERNEL(lanes_kernel, lk, p) {
 }
 const fpar_kernel *lanes_get(void);
 const fpar_kernel *lanes_get(void) { return &lanes_kernel; }
+EOS
+
+# A barrier-free kernel and a scoped item loop: their runners' loops are
+# `omp simd` with the flags pkg-config gives kernels, `GCC ivdep` without.
+cat >"$tmp/rows.inc" <<'EOS'
+#include <fiberpar.h>
+typedef struct rows_args { const float *x; float *y; } rows_args;
+FPAR_KERNEL(rows_kernel, it, p) {
+  const rows_args *a = (const rows_args *)p;
+  size_t i = fpar_global_linear_id(it);
+  a->y[i] = 2.0f * a->x[i];
+}
+static inline void rows_item(const fpar_s_item *si, void *p) {
+  const rows_args *a = (const rows_args *)p;
+  size_t i = fpar_s_item_get_global_linear_id(si);
+  a->y[i] = a->x[i] + 1.0f;
+}
+FPAR_DEFINE_ITEMS_ROW(rows_item_row, rows_item)
+const fpar_kernel *rows_get(fpar_s_row_fn *row);
+const fpar_kernel *rows_get(fpar_s_row_fn *row) {
+  *row = rows_item_row;
+  return &rows_kernel;
+}
 EOS
 
 fail=0
@@ -89,6 +115,30 @@ for isa in "" "-mavx2 -mfma" "-mavx512f" "-DFPAR_SIMD_FORCE_SCALAR"; do
     esac
   done
 done
+for lang in c11 gnu11 c++17; do
+  case $lang in
+  c++17) set -- "$cxx" -x c++ -std=c++17 ;;
+  c11) set -- "$cc" -x c -std=c11 -D_POSIX_C_SOURCE=200809L ;;
+  *) set -- "$cc" -x c -std=$lang ;;
+  esac
+  for simd in "" "-fopenmp-simd -DFPAR_OPENMP_SIMD" "-fopenmp"; do
+    cp "$tmp/rows.inc" "$tmp/t.src"
+    compile "runners, $lang $simd" "$@" $warn $simd -O2 "$tmp/t.src"
+  done
+done
+# The deprecated runner macro still compiles, and taking its runner's
+# address says what replaces it.
+cat >"$tmp/t.src" <<'EOS'
+#include <fiberpar.h>
+static inline void old_kernel(fpar_item *it, void *p) { (void)it, (void)p; }
+FPAR_DEFINE_ROW(old_row, old_kernel)
+fpar_row_fn old_get(void);
+fpar_row_fn old_get(void) { return old_row; }
+EOS
+"$cc" -x c -std=gnu11 -Wall -I"$src/include" -c -o "$tmp/t.o" "$tmp/t.src" \
+  2>&1 | grep -q "deprecated: use FPAR_KERNEL" ||
+  { echo "FAIL: FPAR_DEFINE_ROW's runner is not marked deprecated"; fail=1; }
+n=$((n + 1))
 # -Wpsabi stays the includer's where the header's notes do not reach it:
 # a function of the includer's that returns a 32-byte vector without AVX
 # still draws GCC's note.

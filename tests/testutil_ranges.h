@@ -79,7 +79,11 @@ static inline void seen_record(fpar_item *it, seen_args *a, size_t lane) {
 static void seen_kernel(fpar_item *it, void *args) {
   seen_record(it, args, 0);
 }
-FPAR_DEFINE_ROW(seen_row, seen_kernel)
+
+/* The same with its runner (FPAR_KERNEL). */
+FPAR_KERNEL(seen_rows, it, args) {
+  seen_record(it, args, 0);
+}
 
 /* Recorded after a barrier: the group runs on fibers. */
 static void seen_barrier_kernel(fpar_item *it, void *args) {
@@ -196,8 +200,7 @@ static inline void seen_check(fpar_queue *q, const shape *s, enum seen_form f) {
     d.kernel = seen_kernel;
     break;
   case SEEN_ROW:
-    d.kernel = seen_kernel;
-    d.row = seen_row;
+    d.def = &seen_rows;
     break;
   case SEEN_BARRIER:
     d.kernel = seen_barrier_kernel;

@@ -54,9 +54,9 @@ static void bs_reference(void *p, size_t n) {
 }
 
 /* One barrier-free kernel: through its bare kernel pointer, in its normal
- * spelling (FPAR_KERNEL: the kernel with its FPAR_DEFINE_ROW runner), and
- * as the same body in an OpenMP loop, alternated rep by rep so that drift
- * hits all three alike.  out/ref_out must match bit for bit. */
+ * spelling (FPAR_KERNEL: the kernel with its runner), and as the same body
+ * in an OpenMP loop, alternated rep by rep so that drift hits all three
+ * alike.  out/ref_out must match bit for bit. */
 typedef struct free_case {
   const char *name, *unit;
   double work; /* units per rep, in the unit's scale */

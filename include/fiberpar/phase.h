@@ -1,18 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /** \file
- * fiberpar/phase.h - kernels defined together with their runners: the
- * normal spelling of a kernel, and stackless phase kernels.
+ * fiberpar/phase.h - stackless phase kernels, and struct fpar_kernel, the
+ * object every kernel-defining macro makes.
  *
  * Part of <fiberpar.h>, which includes it (including it alone brings
- * <fiberpar.h> too).  The lane forms (FPAR_LANE_KERNEL,
- * FPAR_PHASE_LANE_KERNEL) also need <fiberpar/simd.h>.
- *
- * FPAR_KERNEL(name, it, args) { ... } defines a kernel and, in the same
- * file, the loop over a row of work-items into which it inlines, and names
- * both with one const fpar_kernel object `name`: launched with
- * fpar_parallel_for_kernel(q, global, local, &name, args, &ev), a
- * barrier-free kernel costs what the plain C loop costs (through a bare
- * kernel pointer every work-item costs an indirect call).
+ * <fiberpar.h> too).  The lane form (FPAR_PHASE_LANE_KERNEL) also needs
+ * <fiberpar/simd.h>.  The normal spelling of a kernel, FPAR_KERNEL with
+ * fpar_parallel_for_kernel(), is in <fiberpar.h>.
  *
  * FPAR_PHASE_KERNEL(name, it, args, state_type, st) { ... } is a kernel
  * with barriers that needs no stack per work-item.  Its body is cut at its
@@ -126,86 +120,10 @@ struct fpar_kernel {
 };
 
 /**
- * \brief Submit the kernel \p k (FPAR_KERNEL and friends) for every
- *        work-item of \p global in work-groups of \p local; returns at
- *        once.
- * \param q the queue.
- * \param global the global range.
- * \param local the work-group range, or FPAR_LOCAL_AUTO.
- * \param k the kernel.
- * \param args passed to every call.
- * \param ev receives an event the caller must release, or NULL.
- * \return as fpar_launch(); groups are uniform, as with
- *         fpar_parallel_for().
- */
-FPAR_EXTERN int fpar_parallel_for_kernel(fpar_queue *q, fpar_range global,
-                                         fpar_range local, const fpar_kernel *k,
-                                         void *args, fpar_event **ev);
-
-/**
- * \brief fpar_parallel_for_kernel() with its arguments passed by value
- *        (as fpar_parallel_for_by_value()): the launch keeps a copy of
- *        the \p args_size bytes at \p args, which need not outlive the
- *        call.
- * \param q the queue.
- * \param global the global range.
- * \param local the work-group range, or FPAR_LOCAL_AUTO.
- * \param k the kernel; its calls receive a pointer to the launch's copy
- *        (64-byte aligned, shared by all work-items: read it only).
- * \param args the arguments to copy.
- * \param args_size their size in bytes, 1 to FPAR_MAX_ARGS_SIZE.
- * \param ev receives an event the caller must release, or NULL.
- * \return as fpar_launch(): FPAR_EINVAL for args_size 0 or above
- *         FPAR_MAX_ARGS_SIZE, or args NULL.
- */
-FPAR_EXTERN int fpar_parallel_for_kernel_by_value(
-    fpar_queue *q, fpar_range global, fpar_range local, const fpar_kernel *k,
-    const void *args, size_t args_size, fpar_event **ev);
-
-/**
  * \brief Fill the stack below the caller with 0xff bytes (the debug
  *        runner of phase kernels calls it before each call it makes).
  */
 FPAR_EXTERN void fpar_phase_poison_stack(void);
-
-#define FPAR__UNUSED __attribute__((unused))
-#define FPAR__ALWAYS_INLINE static inline __attribute__((always_inline))
-
-/* ---- The normal spelling of a kernel ---------------------------------- */
-
-/** Define the kernel `name`, a `static const fpar_kernel`, whose body
- *  follows as that of `void kernel(fpar_item *it, void *args)`, together
- *  with its row runner (FPAR_DEFINE_ROW).  The body may call
- *  fpar_barrier(): groups that reach one run on fibers as usual. */
-#define FPAR_KERNEL(name, it, args)                                            \
-  FPAR__ALWAYS_INLINE void name##_fpar_fn_(fpar_item *it FPAR__UNUSED,         \
-                                           void *args FPAR__UNUSED);           \
-  static void name##_fpar_kernel_(fpar_item *fpar_it_, void *fpar_args_) {     \
-    name##_fpar_fn_(fpar_it_, fpar_args_);                                     \
-  }                                                                            \
-  FPAR_DEFINE_ROW(name##_fpar_row_, name##_fpar_fn_)                           \
-  FPAR__KERNEL_DEF(name, name##_fpar_kernel_, name##_fpar_row_, 1)             \
-  FPAR__ALWAYS_INLINE void name##_fpar_fn_(fpar_item *it FPAR__UNUSED,         \
-                                           void *args FPAR__UNUSED)
-
-/** Define the lane kernel `name` (needs <fiberpar/simd.h>): its body
- *  follows as that of `void body(fpar_lanes *lk, void *args)` and runs
- *  once per sub-group of FPAR_SIMD_WIDTH work-items
- *  (FPAR_DEFINE_LANE_KERNEL, with its FPAR_DEFINE_LANE_ROW runner). */
-#define FPAR_LANE_KERNEL(name, lk, args)                                       \
-  FPAR__ALWAYS_INLINE void name##_fpar_lanes_(fpar_lanes *lk FPAR__UNUSED,     \
-                                              void *args FPAR__UNUSED);        \
-  FPAR_DEFINE_LANE_KERNEL(name##_fpar_kernel_, name##_fpar_lanes_)             \
-  FPAR_DEFINE_LANE_ROW(name##_fpar_row_, name##_fpar_lanes_)                   \
-  FPAR__KERNEL_DEF(name, name##_fpar_kernel_, name##_fpar_row_,                \
-                   FPAR_SIMD_WIDTH)                                            \
-  FPAR__ALWAYS_INLINE void name##_fpar_lanes_(fpar_lanes *lk FPAR__UNUSED,     \
-                                              void *args FPAR__UNUSED)
-
-/* The fpar_kernel of a kernel that is not a phase kernel. */
-#define FPAR__KERNEL_DEF(name, fn, row, lanes)                                 \
-  static const fpar_kernel name = {#name, __FILE__, fn, row, lanes, NULL,      \
-                                   NULL,  0,        0,  0,   0};
 
 /* ---- Phase kernels ------------------------------------------------------ */
 

@@ -84,9 +84,13 @@ typedef struct fpar_private_memory fpar_private_memory;
 typedef void (*fpar_s_item_fn)(const fpar_s_item *si, void *ctx);
 /** Body of fpar_single_item(). */
 typedef void (*fpar_single_fn)(void *ctx);
-/** A row runner made by FPAR_DEFINE_ITEMS_ROW: runs its body for the items
- *  of one row of the innermost group, from si's local id (x, y, z) to
- *  (x_end - 1, y, z). */
+/** A row runner made by FPAR_DEFINE_ITEMS_ROW or FPAR_DEFINE_LANES_ROW:
+ *  runs its body for the items of the innermost group from si's local id
+ *  (x, y, z) to (x_end - 1, y, z), then for the rows after it, to the end
+ *  of the group or of the rows it covers; on return si names the first
+ *  item of the last row it ran.  (A runner of version 0.1 of this header
+ *  ran one row and left si unchanged; the runtime calls it again for each
+ *  row.) */
 typedef void (*fpar_s_row_fn)(fpar_s_item *si, void *ctx, size_t x_end);
 
 /* ---- Queries ----------------------------------------------------------- */
@@ -313,31 +317,111 @@ FPAR_EXTERN int fpar_distribute_items_and_wait(fpar_group *g, fpar_s_item_fn fn,
                                                void *ctx);
 
 /**
- * \brief fpar_distribute_items() with a row runner from
- *        FPAR_DEFINE_ITEMS_ROW: one call per row of the group, so that the
- *        body inlines into the loop over the row (and may vectorise).
+ * \brief fpar_distribute_items() with a runner from FPAR_DEFINE_ITEMS_ROW
+ *        or FPAR_DEFINE_LANES_ROW, which runs the items of \p g in one
+ *        loop per row into which the body inlines (and may vectorise).
  * \param g the innermost group.
- * \param row the row runner.
+ * \param row the runner.
  * \param ctx passed to the body.
  * \return 0; FPAR_ENOTKERNEL on a thread that runs no group function.
  */
 FPAR_EXTERN int fpar_distribute_items_rows(fpar_group *g, fpar_s_row_fn row,
                                            void *ctx);
 
-/** Define `static void name(...)`, a row runner for `body`, an
- *  fpar_s_item_fn visible in this file (best `static inline`). */
+/* Move logical item *si by `by` along dimension d (modulo 2^N: a step
+ * back wraps around); its physical id moves with it only in a group of
+ * several physical work-items along d (a hierarchical one: a scoped
+ * group has one). */
+static inline void fpar__s_item_move(fpar_s_item *si, unsigned d, size_t by) {
+  si->local_id[d] += by;
+  si->group_local_id[d] += by;
+  si->global_id[d] += by;
+  if (si->group->physical_range[d] > 1)
+    si->physical_id[d] += by;
+}
+
+/* Make *si the logical item at local id x of the row `row` stands for,
+ * one member at a time (see FPAR__DEFINE_ROWS); phys0 is all ones when
+ * physical ids move with local ids along dimension 0, else 0. */
+static inline void fpar__s_item_at(fpar_s_item *si, const fpar_s_item *row,
+                                   size_t x, size_t phys0) {
+  size_t dx = x - row->local_id[0];
+
+  si->local_id[0] = x;
+  si->local_id[1] = row->local_id[1];
+  si->local_id[2] = row->local_id[2];
+  si->group_local_id[0] = row->group_local_id[0] + dx;
+  si->group_local_id[1] = row->group_local_id[1];
+  si->group_local_id[2] = row->group_local_id[2];
+  si->global_id[0] = row->global_id[0] + dx;
+  si->global_id[1] = row->global_id[1];
+  si->global_id[2] = row->global_id[2];
+  si->physical_id[0] = row->physical_id[0] + (dx & phys0);
+  si->physical_id[1] = row->physical_id[1];
+  si->physical_id[2] = row->physical_id[2];
+  si->group = row->group;
+}
+
+/* Move `row` to the first item of the next row of its group; 0 (and `row`
+ * unchanged) after the last row. */
+static inline int fpar__s_row_next(fpar_s_item *row) {
+  const size_t *lr = row->group->local_range;
+
+  if (row->local_id[1] + 1 < lr[1])
+    fpar__s_item_move(row, 1, 1);
+  else if (row->local_id[2] + 1 < lr[2]) {
+    fpar__s_item_move(row, 1, 0 - row->local_id[1]);
+    fpar__s_item_move(row, 2, 1);
+  } else
+    return 0;
+  fpar__s_item_move(row, 0, 0 - row->local_id[0]);
+  return 1;
+}
+
+/* The loop over the rows of the innermost group that a runner makes, from
+ * the row of the runtime's item `at` on (see FPAR__ROWS_BEGIN): `row` is
+ * the row's first item, `x0` its local id; afterwards `at` is the first
+ * item of the last row. */
+#define FPAR__S_ROWS_BEGIN(at, row, x0)                                        \
+  {                                                                            \
+    fpar_s_item row = *(at);                                                   \
+    size_t x0 = row.local_id[0];                                               \
+    do {
+#define FPAR__S_ROWS_END(at, row, x0)                                          \
+  x0 = 0;                                                                      \
+  }                                                                            \
+  while (fpar__s_row_next(&row))                                               \
+    ;                                                                          \
+  *(at) = row;                                                                 \
+  }
+
+/** Define `static void name(fpar_s_item *, void *, size_t)`, the runner of
+ *  `body`, an fpar_s_item_fn visible in this file (best `static inline`),
+ *  for fpar_distribute_items_rows() and fpar_parallel_for_work_item_rows():
+ *  one loop per row of the group, each item with an item of its own, into
+ *  which `body` inlines.  Items of a distribute_items run in no particular
+ *  order and may not depend on each other but through atomics (as
+ *  work-items without a barrier): the loop is marked so (see
+ *  FPAR_OPENMP_SIMD in <fiberpar.h>), and the compiler may vectorise it
+ *  across items. */
 #define FPAR_DEFINE_ITEMS_ROW(name, body)                                      \
+  FPAR__ALWAYS_INLINE void name##_fpar_at_(const fpar_s_item *fpar_row_,       \
+                                           size_t fpar_x_, size_t fpar_phys0_, \
+                                           void *fpar_ctx_) {                  \
+    fpar_s_item fpar_one_;                                                     \
+    fpar__s_item_at(&fpar_one_, fpar_row_, fpar_x_, fpar_phys0_);              \
+    body(&fpar_one_, fpar_ctx_);                                               \
+  }                                                                            \
   static void name(fpar_s_item *fpar_si_, void *fpar_ctx_,                     \
                    size_t fpar_x_end_) {                                       \
-    fpar_s_item fpar_row_ = *fpar_si_;                                         \
-    size_t fpar_x0_ = fpar_row_.local_id[0], fpar_x_;                          \
-    for (fpar_x_ = fpar_x0_; fpar_x_ < fpar_x_end_; fpar_x_++) {               \
-      fpar_row_.local_id[0] = fpar_x_;                                         \
-      fpar_row_.group_local_id[0] =                                            \
-          fpar_si_->group_local_id[0] + fpar_x_ - fpar_x0_;                    \
-      fpar_row_.global_id[0] = fpar_si_->global_id[0] + fpar_x_ - fpar_x0_;    \
-      body(&fpar_row_, fpar_ctx_);                                             \
-    }                                                                          \
+    const size_t fpar_phys0_ =                                                 \
+        0 - (size_t)(fpar_si_->group->physical_range[0] > 1);                  \
+    FPAR__S_ROWS_BEGIN(fpar_si_, fpar_row_, fpar_x0_)                          \
+    size_t fpar_x_;                                                            \
+    FPAR__ITEMS_LOOP                                                           \
+    for (fpar_x_ = fpar_x0_; fpar_x_ < fpar_x_end_; fpar_x_++)                 \
+      name##_fpar_at_(&fpar_row_, fpar_x_, fpar_phys0_, fpar_ctx_);            \
+    FPAR__S_ROWS_END(fpar_si_, fpar_row_, fpar_x0_)                            \
   }
 
 /**
@@ -501,8 +585,9 @@ FPAR_EXTERN int fpar_parallel_for_work_item_range(fpar_group *g,
 
 /**
  * \brief fpar_parallel_for_work_item() with a row runner (see
- *        FPAR_DEFINE_ITEMS_ROW and FPAR_DEFINE_LANES_ROW): one call per row
- *        of physical work-items.  Implicit barrier.
+ *        FPAR_DEFINE_ITEMS_ROW and FPAR_DEFINE_LANES_ROW), which runs the
+ *        physical work-items of \p g in one loop per row into which the
+ *        body inlines (and may vectorise).  Implicit barrier.
  * \param g the work group.
  * \param row the row runner.
  * \param ctx passed to the body.

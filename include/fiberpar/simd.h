@@ -735,8 +735,10 @@ FPAR__SIMD void fpar_lanes_init(fpar_lanes *lk, fpar_item *it) {
  *  (best static inline).  Launch it with fpar_launch_desc.kernel = name and
  *  .lanes = FPAR_SIMD_WIDTH: the runtime then runs one fiber per sub-group
  *  of W work-items along dimension 0, and fpar_barrier(lk->it) costs one
- *  switch per W work-items.  (FPAR_LANE_KERNEL in <fiberpar/phase.h> defines
- *  both at once.) */
+ *  switch per W work-items.  FPAR_LANE_KERNEL (<fiberpar.h>) defines
+ *  such a kernel together with its runner, which makes groups that reach
+ *  no barrier cost no call per sub-group: prefer it; this form is for a
+ *  body launched through fpar_launch_desc.kernel. */
 #define FPAR_DEFINE_LANE_KERNEL(name, body)                                    \
   static void name(fpar_item *fpar_it_, void *fpar_args_) {                    \
     fpar_lanes fpar_lk_;                                                       \
@@ -744,27 +746,21 @@ FPAR__SIMD void fpar_lanes_init(fpar_lanes *lk, fpar_item *it) {
     body(&fpar_lk_, fpar_args_);                                               \
   }
 
-/** Define `static void name(fpar_item *, void *, size_t)`, the row runner
- *  of the lane kernel `body` (as FPAR_DEFINE_LANE_KERNEL's): it runs `body`
- *  once per sub-group of a row of the work-group, the last one masked,
- *  with `body` inlined into the loop.  Set it as fpar_launch_desc.row
- *  beside the FPAR_DEFINE_LANE_KERNEL kernel (FPAR_LANE_KERNEL in
- *  <fiberpar/phase.h> defines both): a group that reaches no barrier then
- *  costs no call per sub-group, which matters for kernels of a few
- *  nanoseconds per sub-group such as stencils (give `body`
- *  __attribute__((always_inline)) or use FPAR_LANE_KERNEL, or the compiler
- *  may call it instead).  The runtime still calls the kernel itself for
- *  the first sub-group and for groups that reach a barrier. */
-#define FPAR_DEFINE_LANE_ROW(name, body)                                       \
-  static void name(fpar_item *fpar_it_, void *fpar_args_,                      \
-                   size_t fpar_x_end_) {                                       \
-    fpar_item fpar_row_ = *fpar_it_;                                           \
+/* The runner of the lane kernel `body` (FPAR_LANE_KERNEL's): `body` once
+ * per sub-group from it's local id to the end of the group, row by row,
+ * the last sub-group of each row masked, inlined into the loop (so that a
+ * group that reaches no barrier costs no call per sub-group, which
+ * matters for kernels of a few nanoseconds per sub-group such as
+ * stencils).  The body is in vector form already: the sub-groups of a row
+ * share one item, as the calls of a fiber do. */
+#define FPAR__DEFINE_LANE_ROWS(name, body, attributes)                         \
+  static attributes void name(fpar_item *fpar_it_, void *fpar_args_,           \
+                              size_t fpar_x_end_) {                            \
     fpar_lanes fpar_lk_;                                                       \
-    size_t fpar_x_;                                                            \
+    FPAR__ROWS_BEGIN(fpar_it_, fpar_row_, fpar_x_)                             \
     /* Full sub-groups, where the body sees W active lanes as a constant,      \
      * then the masked rest. */                                                \
-    for (fpar_x_ = fpar_it_->local_id[0];                                      \
-         fpar_x_ + FPAR_SIMD_WIDTH <= fpar_x_end_;                             \
+    for (; fpar_x_ + FPAR_SIMD_WIDTH <= fpar_x_end_;                           \
          fpar_x_ += FPAR_SIMD_WIDTH) {                                         \
       fpar_item_seek(&fpar_row_, fpar_x_, FPAR_SIMD_WIDTH, 0);                 \
       fpar_lanes_init(&fpar_lk_, &fpar_row_);                                  \
@@ -776,7 +772,19 @@ FPAR__SIMD void fpar_lanes_init(fpar_lanes *lk, fpar_item *it) {
       fpar_lanes_init(&fpar_lk_, &fpar_row_);                                  \
       body(&fpar_lk_, fpar_args_);                                             \
     }                                                                          \
+    FPAR__ROWS_END(fpar_it_)                                                   \
   }
+
+/** Deprecated: FPAR_LANE_KERNEL defines a lane kernel with its runner,
+ *  and fpar_launch_desc::def launches it.  Defines `static void
+ *  name(fpar_item *, void *, size_t)`, the runner of the lane kernel
+ *  `body` (as FPAR_DEFINE_LANE_KERNEL's), for fpar_launch_desc::row beside
+ *  the FPAR_DEFINE_LANE_KERNEL kernel; it now runs the rest of the group,
+ *  as FPAR_LANE_KERNEL's does.  Taking its address warns. */
+#define FPAR_DEFINE_LANE_ROW(name, body)                                       \
+  FPAR__DEFINE_LANE_ROWS(name, body,                                           \
+                         FPAR__DEPRECATED("use FPAR_LANE_KERNEL and "          \
+                                          "fpar_launch_desc.def"))
 
 /* Sub-group operations of a lane kernel: over its active lanes. */
 /** \brief Sub-group sum. \param lk the sub-group. \param v values.
@@ -845,31 +853,30 @@ typedef struct fpar_lane_block {
 /** Body of fpar_distribute_lanes(). */
 typedef void (*fpar_lane_fn)(const fpar_lane_block *b, void *ctx);
 
-/** Define `static void name(fpar_s_item *, void *, size_t)`, a row runner
- *  that runs `body` (taking (const fpar_lane_block *, void *ctx), visible in
- *  this file) once per block of W items, the last block masked; give it to
- *  fpar_distribute_items_rows() or fpar_parallel_for_work_item_rows(). */
+/** Define `static void name(fpar_s_item *, void *, size_t)`, a runner that
+ *  runs `body` (taking (const fpar_lane_block *, void *ctx), visible in
+ *  this file) once per block of W items of each row of the group, the last
+ *  block of a row masked; give it to fpar_distribute_items_rows() or
+ *  fpar_parallel_for_work_item_rows(). */
 #define FPAR_DEFINE_LANES_ROW(name, body)                                      \
   static void name(fpar_s_item *fpar_si_, void *fpar_ctx_,                     \
                    size_t fpar_x_end_) {                                       \
     fpar_lane_block fpar_b_;                                                   \
-    size_t fpar_x_;                                                            \
-    fpar_b_.si = fpar_si_;                                                     \
-    for (fpar_x_ = fpar_si_->local_id[0]; fpar_x_ < fpar_x_end_;               \
-         fpar_x_ += FPAR_SIMD_WIDTH) {                                         \
+    FPAR__S_ROWS_BEGIN(fpar_si_, fpar_row_, fpar_x_)                           \
+    size_t fpar_base_ = fpar_row_.global_id[0] - fpar_row_.local_id[0];        \
+    fpar_b_.si = &fpar_row_;                                                   \
+    for (; fpar_x_ < fpar_x_end_; fpar_x_ += FPAR_SIMD_WIDTH) {                \
       size_t fpar_left_ = fpar_x_end_ - fpar_x_;                               \
       fpar_b_.first = fpar_x_;                                                 \
-      fpar_b_.global_first =                                                   \
-          fpar_si_->global_id[0] - fpar_si_->local_id[0] + fpar_x_;            \
+      fpar_b_.global_first = fpar_base_ + fpar_x_;                             \
       fpar_b_.local_id0 = fpar_vi32_iota() + (int32_t)fpar_x_;                 \
-      fpar_b_.global_id0 =                                                     \
-          fpar_b_.local_id0 +                                                  \
-          (int32_t)(fpar_si_->global_id[0] - fpar_si_->local_id[0]);           \
+      fpar_b_.global_id0 = fpar_b_.local_id0 + (int32_t)fpar_base_;            \
       fpar_b_.mask =                                                           \
           fpar_vmask_first(fpar_left_ < FPAR_SIMD_WIDTH ? (unsigned)fpar_left_ \
                                                         : FPAR_SIMD_WIDTH);    \
       body(&fpar_b_, fpar_ctx_);                                               \
     }                                                                          \
+    FPAR__S_ROWS_END(fpar_si_, fpar_row_, fpar_x_)                             \
   }
 
 typedef struct fpar__lane_call {

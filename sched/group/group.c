@@ -154,11 +154,15 @@ void fpar__describe_running(const fpar__worker *w, char *buf, size_t len) {
     return;
   }
   lr0 = g->geo->local_range[0];
+  if (!g->fibers && g->loop_item == NULL) {
+    snprintf(buf, len, "a work-item that the kernel's row runner ran");
+    return;
+  }
   if (g->fibers) {
     fiber = g->cur;
     first = fpar__fiber_first_item(w, fiber);
   } else {
-    first = g->loop_item != NULL ? fpar_local_linear_id(g->loop_item) : 0;
+    first = fpar_local_linear_id(g->loop_item);
     fiber = first / lr0 * ((lr0 + l->spec.lanes - 1) / l->spec.lanes) +
             first % lr0 / l->spec.lanes;
   }
@@ -210,9 +214,9 @@ void fpar__group_promote(fpar__worker *w) {
 }
 
 /* Work-items 1.. of a group whose work-item 0 returned without reaching a
- * barrier: a plain loop, one call of the launch's row runner per row, or
- * one call per sub-group of a lane kernel.  (A barrier reached now is
- * divergence and ends the group.) */
+ * barrier: a plain loop, calls of the launch's row runner, or one call
+ * per sub-group of a lane kernel.  (A barrier reached now is divergence
+ * and ends the group.) */
 static void fpar__run_loop(fpar__worker *w, fpar_item *it) {
   const fpar__launch *l = w->launch;
   const size_t *lr = w->run.geo->local_range;
@@ -226,14 +230,21 @@ static void fpar__run_loop(fpar__worker *w, fpar_item *it) {
    * local_id[0] changes per work-item, and group-local requests are reset
    * only when the kernel made some. */
   for (z = 0; z < lr[2]; z++) {
-    it->local_id[2] = z;
     for (y = 0; y < lr[1]; y++, x0 = 0) {
       it->local_id[1] = y;
+      it->local_id[2] = z;
       it->row_linear = lr[0] * (y + lr[1] * z);
       if (row != NULL) {
+        /* A runner runs this row and may go on with the next ones (the
+         * whole group, FPAR_KERNEL's); it returns naming the last row it
+         * ran (see fpar_row_fn). */
         it->local_id[0] = x0;
         it->local_calls = 0;
+        w->run.loop_item = NULL; /* the runner's work-items have their own */
         row(it, args, lr[0]);
+        w->run.loop_item = it;
+        y = it->local_id[1];
+        z = it->local_id[2];
         continue;
       }
       for (x = x0; x < lr[0]; x += lanes) {

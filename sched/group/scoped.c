@@ -117,8 +117,12 @@ void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
     for (local[1] = 0; local[1] < g->local_range[1]; local[1]++) {
       local[0] = 0;
       if (row != NULL) {
+        /* A runner may go on past this row; it returns naming the last
+         * row it ran (see fpar_s_row_fn). */
         fpar__s_item_set(&si, g, local, physical);
         row(&si, ctx, g->local_range[0]);
+        local[1] = si.local_id[1];
+        local[2] = si.local_id[2];
         continue;
       }
       for (; local[0] < g->local_range[0]; local[0]++) {
