@@ -756,6 +756,70 @@ START_TEST(test_kernel_spelling_auto_size) {
 }
 END_TEST
 
+/* Kernels with no state: a rotation of each group's values through the
+ * local struct (the values cross the barrier in local memory, the ids are
+ * recomputed by the prologue), and a copy with no local memory at all. */
+typedef struct rotate_local {
+  uint64_t v[64];
+} rotate_local;
+
+FPAR_PHASE_KERNEL_LOCAL_STATELESS(phase_rotate_stateless, it, p, rotate_local,
+                                  lm) {
+  uint64_t *v = p;
+  const size_t lid = fpar_local_linear_id(it);
+  const size_t n = fpar_local_range(it, 0) * fpar_local_range(it, 1);
+  const size_t g = fpar_global_linear_id(it);
+
+  FPAR_PHASE_BEGIN();
+  lm->v[lid] = v[g];
+  FPAR_PHASE_BARRIER();
+  v[g] = lm->v[(lid + 1) % n];
+  FPAR_PHASE_END();
+}
+
+FPAR_PHASE_KERNEL_STATELESS(phase_copy_stateless, it, p) {
+  uint64_t *v = p;
+  const size_t g = fpar_global_linear_id(it);
+
+  FPAR_PHASE_BEGIN();
+  v[g + 96] = v[g] ^ 1;
+  FPAR_PHASE_BARRIER();
+  v[g] = v[g + 96] + 1;
+  FPAR_PHASE_END();
+}
+
+START_TEST(test_stateless) {
+  static const fpar_phase_mode modes[] = {FPAR_PHASE_LOOPS, FPAR_PHASE_DEBUG,
+                                          FPAR_PHASE_FIBERS};
+  fpar_test_env e;
+  uint64_t v[192], want[96];
+
+  fpar_test_env_init(&e, 0);
+  for (int m = 0; m < 3; m++) {
+    for (size_t i = 0; i < 96; i++)
+      v[i] = test_value(i);
+    /* Groups of 8 x 3 on a 16 x 6 range: rows of the group are rows of
+     * the range, so the group's linear id is not the global one. */
+    run_ok(&e, &phase_rotate_stateless, fpar_range2(16, 6), fpar_range2(8, 3),
+           v, modes[m], NULL, 0);
+    for (size_t y = 0; y < 6; y++)
+      for (size_t x = 0; x < 16; x++) {
+        size_t gx = x / 8 * 8, gy = y / 3 * 3;
+        size_t lid = (y - gy) * 8 + (x - gx), next = (lid + 1) % 24;
+        size_t from = (gy + next / 8) * 16 + gx + next % 8;
+        want[y * 16 + x] = test_value(from);
+      }
+    for (size_t i = 0; i < 96; i++)
+      ck_assert_msg(v[i] == want[i], "mode %d: rotated value %zu wrong", m, i);
+    run_ok(&e, &phase_copy_stateless, fpar_range1(96), fpar_range1(32), v,
+           modes[m], NULL, 0);
+    for (size_t i = 0; i < 96; i++)
+      ck_assert_uint_eq(v[i], (want[i] ^ 1) + 1);
+  }
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 /* The worker's state memory grows: a small state and group, then a large
  * one, then small again, on one worker. */
 typedef struct big_state {
@@ -811,6 +875,7 @@ static Suite *phase_suite(void) {
                       sizeof hist_sizes / sizeof *hist_sizes);
   tcase_add_test(tc, test_float_bits_agree);
   tcase_add_test(tc, test_state_memory_grows);
+  tcase_add_test(tc, test_stateless);
   suite_add_tcase(s, tc);
   tc = fpar_test_case("faults");
   tcase_add_loop_test(tc, test_divergence_reported, 0,

@@ -2,7 +2,9 @@
 /* timestep.c - section timestep: time-stepped stencils as a new user writes
  * them (FPAR_KERNEL, FPAR_LOCAL_AUTO, fpar_parallel_for_kernel, one launch
  * per step), waited per step and queued with one wait, against one OpenMP
- * parallel for per step over the same loop, results compared bit for bit. */
+ * parallel for per step over the same loop, once as written and once with
+ * `omp simd` on its rows (the loop GCC vectorizes at -O2, as FPAR_KERNEL's
+ * row runner is), results compared bit for bit. */
 #include <string.h>
 #include <strings.h>
 #include <sys/wait.h>
@@ -56,19 +58,34 @@ FPAR_KERNEL(stencil7_kernel, it, p) {
                  fpar_global_id(it, 1) + 1, fpar_global_id(it, 2) + 1);
 }
 
+/* A row of the interior, as written (GCC 12 leaves it scalar at -O2) and
+ * under `omp simd` (vectorized at -O2 with -fopenmp). */
+#define TS_ROWS(suffix, pragma)                                                \
+  static void jacobi_row##suffix(const float *in, float *out, size_t nx,       \
+                                 size_t y) {                                   \
+    pragma for (size_t x = 1; x < nx - 1; x++)                                 \
+        jacobi_point(in, out, nx, x, y);                                       \
+  }                                                                            \
+  static void stencil7_row##suffix(const float *in, float *out, size_t nx,     \
+                                   size_t plane, size_t y, size_t z) {         \
+    pragma for (size_t x = 1; x < nx - 1; x++)                                 \
+        stencil7_point(in, out, nx, plane, x, y, z);                           \
+  }
+TS_ROWS(, )
+TS_ROWS(_simd, _Pragma("omp simd"))
+
 /* The same steps in OpenMP, one parallel for over the rows (planes). */
-static void jacobi_omp(const grid_args *a, int threads) {
+static void jacobi_omp(const grid_args *a, int threads, int simd) {
   const float *in = a->in;
   float *out = a->out;
   const size_t nx = a->nx, ny = a->ny;
 
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (size_t y = 1; y < ny - 1; y++)
-    for (size_t x = 1; x < nx - 1; x++)
-      jacobi_point(in, out, nx, x, y);
+    (simd ? jacobi_row_simd : jacobi_row)(in, out, nx, y);
 }
 
-static void stencil7_omp(const grid_args *a, size_t nz, int threads) {
+static void stencil7_omp(const grid_args *a, size_t nz, int threads, int simd) {
   const float *in = a->in;
   float *out = a->out;
   const size_t nx = a->nx, ny = a->ny, plane = nx * ny;
@@ -76,8 +93,7 @@ static void stencil7_omp(const grid_args *a, size_t nz, int threads) {
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (size_t z = 1; z < nz - 1; z++)
     for (size_t y = 1; y < ny - 1; y++)
-      for (size_t x = 1; x < nx - 1; x++)
-        stencil7_point(in, out, nx, plane, x, y, z);
+      (simd ? stencil7_row_simd : stencil7_row)(in, out, nx, plane, y, z);
 }
 
 /* One grid size: nx x ny (x nz) points, `steps` steps per timed run. */
@@ -98,7 +114,7 @@ typedef struct ts_run {
   fpar_range global; /* the interior */
   size_t points;     /* of the whole grid */
   const float *init;
-  grid_args ours[2], omp[2];
+  grid_args ours[2], omp[2], simd[2]; /* simd: OpenMP with omp simd */
   int omp_threads;
 } ts_run;
 
@@ -134,23 +150,27 @@ static double ts_ours(fpar_queue *q, ts_run *r, int queued) {
   return bench_now() - t0;
 }
 
-static double ts_omp(ts_run *r) {
+/* Seconds for c->steps OpenMP steps, with omp simd rows or without. */
+static double ts_omp(ts_run *r, int simd) {
+  grid_args *ping = simd ? r->simd : r->omp;
   double t0;
 
-  ts_fill(r, r->omp);
+  ts_fill(r, ping);
   t0 = bench_now();
   for (int s = 0; s < r->c->steps; s++) {
     if (r->c->nz > 1)
-      stencil7_omp(&r->omp[s & 1], r->c->nz, r->omp_threads);
+      stencil7_omp(&ping[s & 1], r->c->nz, r->omp_threads, simd);
     else
-      jacobi_omp(&r->omp[s & 1], r->omp_threads);
+      jacobi_omp(&ping[s & 1], r->omp_threads, simd);
   }
   return bench_now() - t0;
 }
 
-/* Exit unless our last grid equals OpenMP's bit for bit. */
-static void ts_compare(const ts_run *r, const char *variant) {
-  const float *ours = ts_result(r, r->ours), *ref = ts_result(r, r->omp);
+/* Exit unless the last grid of one side (ours, or OpenMP's simd rows)
+ * equals OpenMP's bit for bit. */
+static void ts_compare(const ts_run *r, const grid_args *side,
+                       const char *variant) {
+  const float *ours = ts_result(r, side), *ref = ts_result(r, r->omp);
 
   for (size_t i = 0; i < r->points; i++)
     if (memcmp(&ours[i], &ref[i], sizeof(float)) != 0) {
@@ -161,10 +181,10 @@ static void ts_compare(const ts_run *r, const char *variant) {
     }
 }
 
-/* Fill the run's buffers (4 grids of c's size) and initial grid. */
+/* Fill the run's buffers (6 grids of c's size) and initial grid. */
 static void ts_open(ts_run *r, const ts_case *c, const fpar_kernel *k,
                     int omp_threads) {
-  float *g[4], *init;
+  float *g[6], *init;
 
   r->c = c;
   r->kernel = k;
@@ -173,9 +193,9 @@ static void ts_open(ts_run *r, const ts_case *c, const fpar_kernel *k,
                         : fpar_range2(c->nx - 2, c->ny - 2);
   r->omp_threads = omp_threads;
   init = malloc(r->points * sizeof(float));
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 6; i++)
     g[i] = malloc(r->points * sizeof(float));
-  if (init == NULL || !g[0] || !g[1] || !g[2] || !g[3]) {
+  if (init == NULL || !g[0] || !g[1] || !g[2] || !g[3] || !g[4] || !g[5]) {
     fprintf(stderr, "bench: timestep %s: out of memory\n", c->name);
     exit(1);
   }
@@ -187,42 +207,53 @@ static void ts_open(ts_run *r, const ts_case *c, const fpar_kernel *k,
   r->ours[1] = (grid_args){g[1], g[0], c->nx, c->ny};
   r->omp[0] = (grid_args){g[2], g[3], c->nx, c->ny};
   r->omp[1] = (grid_args){g[3], g[2], c->nx, c->ny};
+  r->simd[0] = (grid_args){g[4], g[5], c->nx, c->ny};
+  r->simd[1] = (grid_args){g[5], g[4], c->nx, c->ny};
 }
 
 static void ts_close(ts_run *r) {
   free((void *)r->init);
   free(r->ours[0].out), free(r->ours[1].out);
   free(r->omp[0].out), free(r->omp[1].out);
+  free(r->simd[0].out), free(r->simd[1].out);
 }
 
-/* Time one grid size: OpenMP, waited per step, queued; alternated rep by
- * rep with a pause between, so that drift hits all three alike. */
+/* Time one grid size: OpenMP, OpenMP with omp simd, waited per step,
+ * queued; alternated rep by rep with a pause between, so that drift hits
+ * all four alike. */
 static void ts_measure(fpar_queue *q, const ts_case *c, const fpar_kernel *k,
                        int omp_threads, const char *waiting) {
-  double t[3][REPS];
-  bench_stat st[3];
+  double t[4][REPS];
+  bench_stat st[4];
   char label[96];
   ts_run r;
 
   ts_open(&r, c, k, omp_threads);
   for (int rep = -1; rep < REPS; rep++) {
-    double tv[3];
-    tv[0] = ts_omp(&r);
+    double tv[4];
+    tv[0] = ts_omp(&r, 0);
+    usleep(SETTLE_US);
+    tv[3] = ts_omp(&r, 1);
+    ts_compare(&r, r.simd, "OpenMP simd");
     usleep(SETTLE_US);
     tv[1] = ts_ours(q, &r, 0);
-    ts_compare(&r, "wait per step");
+    ts_compare(&r, r.ours, "wait per step");
     usleep(SETTLE_US);
     tv[2] = ts_ours(q, &r, 1);
-    ts_compare(&r, "queued");
+    ts_compare(&r, r.ours, "queued");
     usleep(SETTLE_US);
     if (rep >= 0)
-      for (int v = 0; v < 3; v++)
+      for (int v = 0; v < 4; v++)
         t[v][rep] = tv[v];
   }
   snprintf(label, sizeof label, "timestep %s x%d, OpenMP %s (us/step)", c->name,
            c->steps, waiting);
   st[0] = bench_stats(t[0], REPS);
   bench_print_per(label, st[0], REPS, c->steps, 1e6, "us");
+  snprintf(label, sizeof label, "timestep %s x%d, OpenMP simd %s", c->name,
+           c->steps, waiting);
+  st[3] = bench_stats(t[3], REPS);
+  bench_print_per(label, st[3], REPS, c->steps, 1e6, "us");
   snprintf(label, sizeof label, "timestep %s x%d, wait per step", c->name,
            c->steps);
   st[1] = bench_stats(t[1], REPS);
@@ -237,8 +268,11 @@ static void ts_measure(fpar_queue *q, const ts_case *c, const fpar_kernel *k,
   snprintf(label, sizeof label, "timestep %s: queued vs OpenMP %s", c->name,
            waiting);
   bench_report_slowdown(label, st[2], st[0], c->queued_target);
-  printf("INFO   timestep %s: both forms' last grid equals OpenMP's bit for "
-         "bit (%zu points)\n",
+  snprintf(label, sizeof label, "timestep %s: wait per step vs OpenMP simd",
+           c->name);
+  bench_report_slowdown(label, st[1], st[3], c->target);
+  printf("INFO   timestep %s: both forms' and OpenMP simd's last grid equal "
+         "OpenMP's bit for bit (%zu points)\n",
          c->name, r.points);
   ts_close(&r);
 }
@@ -248,8 +282,8 @@ static void ts_measure(fpar_queue *q, const ts_case *c, const fpar_kernel *k,
 static void ts_one_thread(const char *waiting) {
   static const ts_case c = {"jacobi 1024^2", 1024, 1024, 1, 100, 1.05, 1.05};
   fpar_runtime *rt = bench_runtime(1, FPAR_FPENV_DEFAULT);
-  double t[2][REPS], items = (double)(c.nx - 2) * (c.ny - 2) * c.steps;
-  bench_stat st[2];
+  double t[3][REPS], items = (double)(c.nx - 2) * (c.ny - 2) * c.steps;
+  bench_stat st[3];
   char label[96];
   fpar_queue *q;
   ts_run r;
@@ -257,24 +291,32 @@ static void ts_one_thread(const char *waiting) {
   bench_check(fpar_queue_create(rt, 0, &q), "queue");
   ts_open(&r, &c, &jacobi_kernel, 1);
   for (int rep = -1; rep < REPS; rep++) {
-    double to = ts_omp(&r), tk;
+    double to = ts_omp(&r, 0), ts, tk;
+    usleep(SETTLE_US);
+    ts = ts_omp(&r, 1);
+    ts_compare(&r, r.simd, "OpenMP simd, one thread");
     usleep(SETTLE_US);
     tk = ts_ours(q, &r, 0);
-    ts_compare(&r, "one worker");
+    ts_compare(&r, r.ours, "one worker");
     usleep(SETTLE_US);
     if (rep >= 0)
-      t[0][rep] = to, t[1][rep] = tk;
+      t[0][rep] = to, t[1][rep] = tk, t[2][rep] = ts;
   }
-  st[0] = bench_stats(t[0], REPS);
+  for (int v = 0; v < 3; v++)
+    st[v] = bench_stats(t[v], REPS);
   snprintf(label, sizeof label,
            "timestep jacobi 1024^2 x100, 1 thread %s (ns/item)", waiting);
   bench_print_ns(label, st[0], REPS, items);
-  st[1] = bench_stats(t[1], REPS);
+  snprintf(label, sizeof label,
+           "timestep jacobi 1024^2 x100, 1 thread simd (ns/item)");
+  bench_print_ns(label, st[2], REPS, items);
   bench_print_ns("timestep jacobi 1024^2 x100, 1 worker (ns/item)", st[1], REPS,
                  items);
   snprintf(label, sizeof label,
            "timestep jacobi 1024^2: 1 worker vs 1 thread %s", waiting);
   bench_report_slowdown(label, st[1], st[0], c.target);
+  bench_report_slowdown("timestep jacobi 1024^2: 1 worker vs 1 thread simd",
+                        st[1], st[2], c.target);
   ts_close(&r);
   fpar_queue_destroy(q);
   fpar_runtime_destroy(rt);

@@ -260,11 +260,7 @@ FPAR_PHASE_KERNEL_LOCAL(backprop_port_forward, it, args, bp_forward_state, st,
 }
 
 /* Nothing crosses adjust_weights' barrier. */
-typedef struct bp_adjust_state {
-  char unused;
-} bp_adjust_state;
-
-FPAR_PHASE_KERNEL(backprop_port_adjust, it, args, bp_adjust_state, st) {
+FPAR_PHASE_KERNEL_STATELESS(backprop_port_adjust, it, args) {
   const bp_args *a = args;
   const int HEIGHT = BP_BLOCK, hid = a->hid;
   const int by = (int)fpar_group_id(it, 1);

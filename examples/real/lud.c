@@ -160,13 +160,8 @@ typedef struct lud_perimeter_local {
       peri_col[LUD_BS * LUD_BS];
 } lud_perimeter_local;
 
-/* What crosses the barriers of lud_perimeter and lud_internal: nothing. */
-typedef struct lud_no_state {
-  char unused;
-} lud_no_state;
-
-FPAR_PHASE_KERNEL_LOCAL(lud_port_perimeter, it, args, lud_no_state, st,
-                        lud_perimeter_local, lm) {
+FPAR_PHASE_KERNEL_LOCAL_STATELESS(lud_port_perimeter, it, args,
+                                  lud_perimeter_local, lm) {
   const lud_args *a = args;
   float *m = a->m, *dia = lm->dia, *peri_row = lm->peri_row,
         *peri_col = lm->peri_col;
@@ -241,8 +236,8 @@ typedef struct lud_internal_local {
   float peri_row[LUD_BS * LUD_BS], peri_col[LUD_BS * LUD_BS];
 } lud_internal_local;
 
-FPAR_PHASE_KERNEL_LOCAL(lud_port_internal, it, args, lud_no_state, st,
-                        lud_internal_local, lm) {
+FPAR_PHASE_KERNEL_LOCAL_STATELESS(lud_port_internal, it, args,
+                                  lud_internal_local, lm) {
   const lud_args *a = args;
   float *m = a->m;
   const int tx = (int)fpar_local_id(it, 0), ty = (int)fpar_local_id(it, 1);

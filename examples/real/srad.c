@@ -259,12 +259,7 @@ typedef struct srad_local2 {
 } srad_local2;
 
 /* Nothing crosses srad_2's barriers. */
-typedef struct srad_state2 {
-  char unused;
-} srad_state2;
-
-FPAR_PHASE_KERNEL_LOCAL(srad_port_2, it, args, srad_state2, st, srad_local2,
-                        lm) {
+FPAR_PHASE_KERNEL_LOCAL_STATELESS(srad_port_2, it, args, srad_local2, lm) {
   const srad_args *a = args;
   const float *C = a->C;
   const srad_at at = srad_at_of(it, a->cols);

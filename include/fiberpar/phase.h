@@ -148,6 +148,25 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
                      FPAR__PHASE_ITEM_CALL, 1, FPAR__PHASE_ONE_LANE,           \
                      FPAR__PHASE_SIMD)
 
+/** The state of a phase kernel that keeps nothing of its own across a
+ *  barrier (its values live in the prologue, the local struct or global
+ *  memory); FPAR_PHASE_KERNEL_STATELESS uses it. */
+typedef struct fpar_phase_no_state {
+  char unused_; /**< never read or written */
+} fpar_phase_no_state;
+
+/** FPAR_PHASE_KERNEL for a body with no state: a work-item carries nothing
+ *  across a barrier but what the prologue recomputes.  Its phases always
+ *  run the uniform loop (see FPAR_PHASE_KERNEL). */
+#define FPAR_PHASE_KERNEL_STATELESS(name, it, args)                            \
+  FPAR_PHASE_KERNEL(name, it, args, fpar_phase_no_state, fpar_phase_st_)
+
+/** FPAR_PHASE_KERNEL_LOCAL with no state (see
+ *  FPAR_PHASE_KERNEL_STATELESS). */
+#define FPAR_PHASE_KERNEL_LOCAL_STATELESS(name, it, args, local_type, lm)      \
+  FPAR_PHASE_KERNEL_LOCAL(name, it, args, fpar_phase_no_state, fpar_phase_st_, \
+                          local_type, lm)
+
 /** FPAR_PHASE_KERNEL in lane form (needs <fiberpar/simd.h>): the body
  *  receives `fpar_lanes *lk` for a sub-group of FPAR_SIMD_WIDTH
  *  work-items, and `st` is the sub-group's state. */
