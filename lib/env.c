@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "lib/env.h"
 #include "sched/base/error.h"
@@ -240,6 +242,37 @@ int fpar__env_phase(const char *name, fpar_phase_mode *out) {
   int v = (int)*out, err = fpar__env_keyword(name, words, values, 3, NULL, &v);
 
   *out = (fpar_phase_mode)v;
+  return err;
+}
+
+int fpar__env_schedule(const char *name, fpar__order *out) {
+  static const char *const words[] = {"forward", "reverse", "shuffle"};
+  static const int values[] = {FPAR__ORDER_FORWARD, FPAR__ORDER_REVERSE,
+                               FPAR__ORDER_SHUFFLE};
+  const char *s = fpar__env_get(name);
+  int v = (int)out->kind, err;
+
+  if (s != NULL && strncasecmp(s, "shuffle:", 8) == 0) {
+    unsigned long long seed;
+    char *end;
+    errno = 0;
+    seed = strtoull(s + 8, &end, 0);
+    if (end == s + 8 || *end != '\0' || errno != 0 || s[8] == '-')
+      return fpar__set_error(FPAR_EENV,
+                             "%s=\"%s\": expected forward, reverse, shuffle "
+                             "or shuffle:SEED with SEED a number (decimal or "
+                             "0x hex) below 2^64",
+                             name, s);
+    out->kind = FPAR__ORDER_SHUFFLE;
+    out->seed = seed;
+    return 0;
+  }
+  err = fpar__env_keyword(name, words, values, 3, "shuffle:SEED", &v);
+  if (err == 0 && (fpar__order_kind)v == FPAR__ORDER_SHUFFLE &&
+      out->kind != FPAR__ORDER_SHUFFLE)
+    out->seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15u ^
+                (uint64_t)getpid() << 32 ^ (uint64_t)clock();
+  out->kind = (fpar__order_kind)v;
   return err;
 }
 

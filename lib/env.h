@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "fiberpar.h"
+#include "sched/base/order.h"
 
 /* Whether the process runs in secure-execution mode: started setuid or
  * setgid, or with file capabilities.  The file that implements it is
@@ -48,6 +49,11 @@ void fpar__env_local_rank(unsigned *rank, unsigned *ranks);
 /* auto (0): guards as the kernel allows; mprotect (1): PROT_NONE guards. */
 int fpar__env_stack_guard(const char *name, int *prot);
 int fpar__env_phase(const char *name, fpar_phase_mode *out);
+
+/* forward, reverse, shuffle or shuffle:SEED (SEED decimal or 0x hex):
+ * the order work-items and groups run in.  A shuffle without a seed takes
+ * one from the clock and the process id, different in every run. */
+int fpar__env_schedule(const char *name, fpar__order *out);
 
 /* A file name: *out points at the environment's text, left untouched when
  * the variable is unset or empty. */

@@ -95,7 +95,8 @@ static int fpar__runtime_config(const fpar_runtime_opts *opts,
       (err = fpar__env_size("FIBERPAR_MAX_STACKS", FPAR__STACK_SLOTS_MIN,
                             FPAR__STACKS_MAX, &cfg->max_stacks)) ||
       (err = fpar__env_stack_guard("FIBERPAR_STACK_GUARD",
-                                   &cfg->stack_guard_prot)))
+                                   &cfg->stack_guard_prot)) ||
+      (err = fpar__env_schedule("FIBERPAR_SCHEDULE", &cfg->order)))
     return err;
   if (cfg->places != opts->places) {
     cfg->places_name = "FIBERPAR_PIN";

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "fiberpar.h"
+#include "sched/base/order.h"
 
 typedef struct fpar__sched_config {
   unsigned num_threads; /* 0: one per core (or PU) */
@@ -32,6 +33,8 @@ typedef struct fpar__sched_config {
                               only at creation. */
   int secure;              /* secure-execution mode: the environment was
                               not read (lib/env.h) */
+  fpar__order order;       /* FIBERPAR_SCHEDULE: work-items' and groups'
+                              order; forward unless set */
 } fpar__sched_config;
 
 #endif

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "fiberpar.h"
+#include "sched/base/order.h"
 
 #define FPAR__NAME_MAX 64
 
@@ -83,6 +84,7 @@ typedef struct fpar__launch_spec {
   size_t local_buffer_bytes[FPAR_MAX_LOCAL_BUFFERS];
   size_t local_buffer_align[FPAR_MAX_LOCAL_BUFFERS];
   char name[FPAR__NAME_MAX];
+  fpar__order order; /* the runtime's FIBERPAR_SCHEDULE */
 } fpar__launch_spec;
 
 /* The API layer's part of a launch.  The engine only calls complete(), on

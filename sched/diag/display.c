@@ -122,6 +122,17 @@ void fpar__display_runtime(const fpar__sched_config *c, const char *isa,
                            unsigned lanes) {
   char stack[32], local[32];
 
+  /* A reordering schedule changes results that depend on the order of
+   * work-items: say so, and how to repeat a shuffle, unless told to be
+   * quiet. */
+  if (c->display != FPAR_DISPLAY_QUIET && c->order.kind == FPAR__ORDER_REVERSE)
+    fprintf(stderr, "fiberpar: FIBERPAR_SCHEDULE=reverse: work-items and "
+                    "groups run in reverse order\n");
+  if (c->display != FPAR_DISPLAY_QUIET && c->order.kind == FPAR__ORDER_SHUFFLE)
+    fprintf(stderr,
+            "fiberpar: work-items and groups run shuffled; "
+            "FIBERPAR_SCHEDULE=shuffle:%#llx repeats this order\n",
+            (unsigned long long)c->order.seed);
   if (c->display != FPAR_DISPLAY_ALL)
     return;
   fprintf(stderr,
