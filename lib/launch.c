@@ -214,7 +214,10 @@ static int fpar__launch_def(const fpar_launch_desc *d, fpar_launch_desc *out) {
 
 /* How a phase kernel runs: fpar_launch_desc.phase_mode, else
  * FIBERPAR_PHASE, else as loops.  As fibers it is the nd_range kernel
- * k->fn; as loops the launch takes the row runner and the state. */
+ * k->fn; as loops the launch takes the row runner and the state.  Under
+ * a FIBERPAR_SCHEDULE other than forward it runs as fibers, whose
+ * work-items follow the schedule; its description is checked all the
+ * same. */
 static int fpar__launch_phase(fpar__launch_spec *l, const fpar_launch_desc *d) {
   const char *name = d->name ? d->name : "(unnamed)";
   const fpar_kernel *k = d->def;
@@ -239,8 +242,6 @@ static int fpar__launch_phase(fpar__launch_spec *l, const fpar_launch_desc *d) {
     if ((err = fpar__env_phase("FIBERPAR_PHASE", &mode)) != 0)
       return err;
   }
-  if (mode == FPAR_PHASE_FIBERS)
-    return 0;
   if (k->phase_debug_rows == NULL || k->state_align == 0 ||
       (k->state_align & (k->state_align - 1)) || k->state_align > 4096 ||
       (k->local_size != 0 && (k->local_align & (k->local_align - 1))))
@@ -254,6 +255,8 @@ static int fpar__launch_phase(fpar__launch_spec *l, const fpar_launch_desc *d) {
                            "launch '%s': %zu states of %zu bytes per group "
                            "exceed the address space",
                            name, l->group_fibers, k->state_size);
+  if (mode == FPAR_PHASE_FIBERS || !fpar__order_is_forward(&l->order))
+    return 0;
   l->model = FPAR__PHASE;
   l->run_group = fpar__phase_run_group;
   l->phase_rows =
@@ -334,6 +337,7 @@ int fpar_launch(fpar_queue *q, const fpar_launch_desc *given, fpar_event **ev) {
   spec.group_fn = model == FPAR__SCOPED ? d->scoped : d->hierarchical;
   spec.subgroup_size = cfg->subgroup_size;
   spec.args = d->args;
+  spec.order = cfg->order;
   fpar__launch_geometry(&spec, &global, &local, d->global_offset);
   spec.group_fibers = fpar__group_calls(local.size, spec.lanes);
   for (k = 0; k < 3; k++)

@@ -43,7 +43,41 @@ static inline unsigned fpar__lanes_at(const fpar__worker *w, size_t x) {
   return fpar__lanes_left(w->run.geo->local_range[0], w->launch->spec.lanes, x);
 }
 
-/* Work-item 0 of the running group. */
+static void fpar__item_set_local(fpar_item *it, const size_t local[3],
+                                 const size_t range[3]);
+
+/* The local id of the first work-item of call c of the running group
+ * (calls in local-id order, dimension 0 fastest; a call of a lane kernel
+ * is a sub-group of `lanes` work-items along dimension 0). */
+static void fpar__call_local_id(const fpar__worker *w, size_t c, size_t id[3]) {
+  const size_t *lr = w->run.geo->local_range;
+  size_t lanes = w->launch->spec.lanes, per_row = (lr[0] + lanes - 1) / lanes;
+  size_t row = c / per_row;
+
+  id[0] = c % per_row * lanes;
+  id[1] = row % lr[1];
+  id[2] = row / lr[1];
+}
+
+size_t fpar__fiber_call_ordered(const fpar__worker *w, size_t f) {
+  const fpar__launch_spec *s = &w->launch->spec;
+  const fpar__group_run *g = &w->run;
+  const size_t lr0 = g->geo->local_range[0], sg = s->geo.sub_group_size;
+  uint64_t key = (uint64_t)g->group_id[0] ^ (uint64_t)g->group_id[1] << 21 ^
+                 (uint64_t)g->group_id[2] << 42;
+  size_t unit = 1;
+
+  /* The members of a sub-group are consecutive fibers, and its operations
+   * combine in fiber order: where a kernel may use them, sub-groups move
+   * as wholes (whole rows where they do not divide a row). */
+  if (s->subgroup_ops)
+    unit = lr0 % sg == 0 ? sg : lr0;
+  return fpar__order_at(&s->order, key, g->size / unit, f / unit) * unit +
+         f % unit;
+}
+
+/* Work-item 0 of the running group, or under a FIBERPAR_SCHEDULE other
+ * than forward the work-item that runs first. */
 static void fpar__item_begin(fpar_item *it, fpar__worker *w) {
   const fpar__launch *l = w->launch;
   const fpar__group_run *g = &w->run;
@@ -60,6 +94,12 @@ static void fpar__item_begin(fpar_item *it, fpar__worker *w) {
   it->run = &w->run;
   it->local_calls = 0;
   it->lanes = fpar__lanes_at(w, 0);
+  if (!fpar__order_is_forward(&l->spec.order)) {
+    size_t id[3];
+    fpar__call_local_id(w, fpar__fiber_call(w, 0), id);
+    fpar__item_set_local(it, id, g->geo->local_range);
+    it->lanes = fpar__lanes_at(w, id[0]);
+  }
 }
 
 /* Advance the local id of a call's first work-item by `step` (the lanes of
@@ -135,9 +175,16 @@ static void fpar__fiber_main(void *arg) {
     const fpar__launch *l = w->launch;
     it = *g->loop_item;
     it.local_calls = 0;
-    fpar__item_set_local(&it, g->start_id, g->geo->local_range);
-    it.lanes = fpar__lanes_at(w, g->start_id[0]);
-    fpar__next_local_id(g->start_id, g->geo->local_range, l->spec.lanes);
+    if (fpar__order_is_forward(&l->spec.order)) {
+      fpar__item_set_local(&it, g->start_id, g->geo->local_range);
+      it.lanes = fpar__lanes_at(w, g->start_id[0]);
+      fpar__next_local_id(g->start_id, g->geo->local_range, l->spec.lanes);
+    } else {
+      size_t id[3];
+      fpar__call_local_id(w, fpar__fiber_call(w, g->cur), id);
+      fpar__item_set_local(&it, id, g->geo->local_range);
+      it.lanes = fpar__lanes_at(w, id[0]);
+    }
     l->spec.kernel(&it, l->spec.args);
     fpar__item_exit(w);
   }
@@ -305,13 +352,17 @@ void fpar__group_end(fpar__worker *w) {
 }
 
 /* Work-item 0 first; if it reached a barrier the group is fibers by now,
- * else the rest is a loop. */
+ * else the rest is a loop.  Under a FIBERPAR_SCHEDULE other than forward
+ * the group is fibers from the start, each running the work-item the
+ * schedule puts at its place, in every barrier interval. */
 void fpar__run_nd_group(fpar__worker *w, size_t linear) {
   const fpar__launch *l = w->launch;
   fpar__group_run *g = &w->run;
   fpar_item it;
 
   fpar__group_begin(w, linear, &it);
+  if (!fpar__order_is_forward(&l->spec.order) && g->size > 1)
+    fpar__group_promote(w);
   l->spec.kernel(&it, l->spec.args);
   if (g->fibers) {
     fpar__item_exit(w);

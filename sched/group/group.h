@@ -79,13 +79,25 @@ static inline void fpar__group_pass_on(fpar__worker *w, void **save) {
                        FPAR__COPY_COPIER_SLOT, w->tsan_copier);
 }
 
+/* The call (work-item, or sub-group of a lane kernel, in local-id order)
+ * that fiber f of the running group runs under a FIBERPAR_SCHEDULE other
+ * than forward (order.c). */
+size_t fpar__fiber_call_ordered(const fpar__worker *w, size_t f);
+
+/* The call fiber f runs: call f, unless FIBERPAR_SCHEDULE orders them. */
+static inline size_t fpar__fiber_call(const fpar__worker *w, size_t f) {
+  return fpar__order_is_forward(&w->launch->spec.order)
+             ? f
+             : fpar__fiber_call_ordered(w, f);
+}
+
 /* Local linear id of the first work-item of fiber f of the running group
  * (fibers of a lane kernel carry several work-items each). */
 static inline size_t fpar__fiber_first_item(const fpar__worker *w, size_t f) {
   size_t lr0 = w->run.geo->local_range[0], lanes = w->launch->spec.lanes;
-  size_t per_row = (lr0 + lanes - 1) / lanes;
+  size_t per_row = (lr0 + lanes - 1) / lanes, c = fpar__fiber_call(w, f);
 
-  return f / per_row * lr0 + f % per_row * lanes;
+  return c / per_row * lr0 + c % per_row * lanes;
 }
 
 /* Start nd_range group `linear` of the worker's launch: its run state

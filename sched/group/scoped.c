@@ -106,6 +106,26 @@ static void fpar__s_item_set(fpar_s_item *si, const fpar_group *g,
   si->group = g;
 }
 
+/* The items of g one by one in the order of FIBERPAR_SCHEDULE, keyed by
+ * the innermost group's place in the work group. */
+static void fpar__items_ordered(const fpar__order *o, const fpar_group *g,
+                                fpar_s_item_fn fn, void *ctx, int physical) {
+  const size_t *lr = g->local_range;
+  size_t n = lr[0] * lr[1] * lr[2], p;
+  uint64_t key = (uint64_t)g->offset[0] ^ (uint64_t)g->offset[1] << 21 ^
+                 (uint64_t)g->offset[2] << 42 ^ (uint64_t)g->id[0] << 7;
+  fpar_s_item si;
+
+  for (p = 0; p < n; p++) {
+    size_t c = fpar__order_at(o, key, n, p), local[3];
+    local[0] = c % lr[0];
+    local[1] = c / lr[0] % lr[1];
+    local[2] = c / lr[0] / lr[1];
+    fpar__s_item_set(&si, g, local, physical);
+    fn(&si, ctx);
+  }
+}
+
 void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
                       fpar_s_item_fn fn, fpar_s_row_fn row, void *ctx,
                       int physical) {
@@ -113,6 +133,13 @@ void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
   fpar_s_item si;
 
   fpar__nesting(w)->inside = op;
+  /* A row runner runs on to the end of the group, so its rows keep their
+   * order; one function per item follows the schedule. */
+  if (fn != NULL && !fpar__order_is_forward(&w->launch->spec.order)) {
+    fpar__items_ordered(&w->launch->spec.order, g, fn, ctx, physical);
+    fpar__nesting(w)->inside = NULL;
+    return;
+  }
   for (local[2] = 0; local[2] < g->local_range[2]; local[2]++) {
     for (local[1] = 0; local[1] < g->local_range[1]; local[1]++) {
       local[0] = 0;

@@ -38,8 +38,14 @@ int fpar__worker_claim(fpar__worker *w, size_t *group) {
   if (w->until != NULL && w->until(w->until_arg))
     return 0;
   for (k = 0; k < n; k++)
-    if (fpar__chunk_take(&l->chunks[(w->home + k) % n], group))
+    if (fpar__chunk_take(&l->chunks[(w->home + k) % n], group)) {
+      /* FIBERPAR_SCHEDULE: the claimed position names a group of its
+       * order (the identity when forward). */
+      if (!fpar__order_is_forward(&l->spec.order))
+        *group = fpar__order_at(&l->spec.order, FPAR__ORDER_GROUPS,
+                                l->spec.num_groups, *group);
       return 1;
+    }
   return 0;
 }
 
