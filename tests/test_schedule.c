@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/* test_schedule.c - FIBERPAR_SCHEDULE: the order of work-items and groups.
+ *
+ * A tree reduction that forgets the barrier inside its loop gives another
+ * sum when its work-items run in another order; correct kernels (barriers,
+ * local memory, work-group collectives, sub-group reductions, phase
+ * kernels, scoped item loops) give the same bits under every schedule,
+ * equal to a plain C reference.  The orders themselves are checked where
+ * they are exact: the work-items of one group (phase kernels move each
+ * work-item, fiber kernels each sub-group), and the groups of a launch on
+ * one worker that no host thread helps.  A bad value fails the runtime's
+ * creation with FPAR_EENV naming the variable and the accepted values.
+ */
+#include <fiberpar/group.h>
+#include <fiberpar/phase.h>
+#include <fiberpar/scoped.h>
+#include <fiberpar/subgroup.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define GROUPS 16
+#define LOCAL 64
+
+static const char *const schedules[] = {"forward", "reverse", "shuffle:1",
+                                        "shuffle:0x2545f4914f6cdd1d"};
+#define SCHEDULES (sizeof schedules / sizeof *schedules)
+
+/* A runtime of `threads` workers under FIBERPAR_SCHEDULE=schedule. */
+static void env_under(fpar_test_env *e, const char *schedule,
+                      unsigned threads) {
+  ck_assert_int_eq(setenv("FIBERPAR_SCHEDULE", schedule, 1), 0);
+  fpar_test_env_init(e, threads);
+}
+
+static float value_at(size_t i) {
+  return (float)((i * 2654435761u) >> 20 & 0xff) * 0.125f;
+}
+
+/* ---- The reductions ------------------------------------------------------ */
+
+typedef struct red_args {
+  const float *in;
+  float *out; /* one sum per group */
+} red_args;
+
+/* The reduction of the README, its barrier inside the loop forgotten when
+ * `racy`: a work-item then reads a neighbour's slot before or after the
+ * neighbour updated it, as the order of work-items decides. */
+static void tree_reduce(fpar_item *it, const red_args *a, int racy) {
+  size_t lid = fpar_local_id(it, 0);
+  float *tmp = fpar_group_local_memory(it, LOCAL * sizeof *tmp, 0);
+
+  tmp[lid] = a->in[fpar_global_id(it, 0)];
+  fpar_barrier(it);
+  for (size_t s = LOCAL / 2; s > 0; s >>= 1) {
+    if (lid < s)
+      tmp[lid] += tmp[lid + s];
+    if (!racy)
+      fpar_barrier(it);
+  }
+  if (racy)
+    fpar_barrier(it);
+  if (lid == 0)
+    a->out[fpar_group_id(it, 0)] = tmp[0];
+}
+
+static void reduce_racy(fpar_item *it, void *p) {
+  tree_reduce(it, p, 1);
+}
+static void reduce_ok(fpar_item *it, void *p) {
+  tree_reduce(it, p, 0);
+}
+
+/* The same sum with the collectives: work-group and sub-group. */
+static void reduce_collective(fpar_item *it, void *p) {
+  const red_args *a = p;
+  float v = a->in[fpar_global_id(it, 0)];
+  float g = fpar_group_reduce_add_f32(it, v);
+  float s = fpar_sub_group_reduce_add_f32(it, v * 0.5f);
+
+  if (fpar_local_id(it, 0) == 0)
+    a->out[fpar_group_id(it, 0)] = g;
+  if (fpar_sub_group_local_id(it) == 0)
+    a->out[GROUPS + fpar_global_id(it, 0) / fpar_sub_group_size(it)] = s;
+}
+
+typedef struct red_local {
+  float tmp[LOCAL];
+} red_local;
+
+typedef struct red_state {
+  unsigned s;
+} red_state;
+
+FPAR_PHASE_KERNEL_LOCAL(reduce_phase, it, p, red_state, st, red_local, lm) {
+  const red_args *a = p;
+  const size_t lid = fpar_local_id(it, 0);
+
+  FPAR_PHASE_BEGIN();
+  lm->tmp[lid] = a->in[fpar_global_id(it, 0)];
+  for (st->s = LOCAL / 2; st->s > 0; st->s >>= 1) {
+    FPAR_PHASE_BARRIER();
+    if (lid < st->s)
+      lm->tmp[lid] += lm->tmp[lid + st->s];
+  }
+  if (lid == 0)
+    a->out[fpar_group_id(it, 0)] = lm->tmp[0];
+  FPAR_PHASE_END();
+}
+
+/* Sums of the reference, in the tree's order. */
+static void reference_sums(const float *in, float *out) {
+  for (size_t g = 0; g < GROUPS; g++) {
+    float tmp[LOCAL];
+    memcpy(tmp, in + g * LOCAL, sizeof tmp);
+    for (size_t s = LOCAL / 2; s > 0; s >>= 1)
+      for (size_t i = 0; i < s; i++)
+        tmp[i] += tmp[i + s];
+    out[g] = tmp[0];
+  }
+}
+
+static float *make_input(void) {
+  float *in = malloc(GROUPS * LOCAL * sizeof *in);
+
+  ck_assert_ptr_nonnull(in);
+  for (size_t i = 0; i < GROUPS * LOCAL; i++)
+    in[i] = value_at(i);
+  return in;
+}
+
+/* Run kernel k (or phase kernel def) under a schedule; out gets the sums. */
+static void run_sums(const char *schedule, fpar_kernel_fn k,
+                     const fpar_kernel *def, const float *in, float *out,
+                     size_t nout) {
+  fpar_test_env e;
+  red_args a = {in, out};
+  fpar_event *ev;
+
+  memset(out, 0xff, nout * sizeof *out);
+  env_under(&e, schedule, 2);
+  if (def != NULL)
+    ck_assert_fpar_ok(fpar_parallel_for_kernel(
+        e.q, fpar_range1(GROUPS * LOCAL), fpar_range1(LOCAL), def, &a, &ev));
+  else
+    ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(GROUPS * LOCAL),
+                                        fpar_range1(LOCAL), k, &a, &ev));
+  fpar_test_wait_ok(ev);
+  fpar_test_env_fini(&e);
+}
+
+START_TEST(test_racy_reduction_changes) {
+  float *in = make_input(), fwd[GROUPS], rev[GROUPS], want[GROUPS];
+  int differ = 0;
+
+  reference_sums(in, want);
+  run_sums("forward", reduce_racy, NULL, in, fwd, GROUPS);
+  run_sums("reverse", reduce_racy, NULL, in, rev, GROUPS);
+  for (size_t g = 0; g < GROUPS; g++)
+    differ |= memcmp(&fwd[g], &rev[g], sizeof(float)) != 0;
+  ck_assert_msg(differ, "the racy reduction gave the same sums forward and "
+                        "in reverse");
+  /* The correct kernel's sums, so that the difference is the race's. */
+  differ = 0;
+  for (size_t g = 0; g < GROUPS; g++)
+    differ |= memcmp(&fwd[g], &want[g], sizeof(float)) != 0 ||
+              memcmp(&rev[g], &want[g], sizeof(float)) != 0;
+  ck_assert_msg(differ, "the racy reduction gave the right sums");
+  free(in);
+}
+END_TEST
+
+/* Every correct form: the same bits under every schedule, and the
+ * reference's. */
+START_TEST(test_correct_kernels_agree) {
+  float *in = make_input(), want[GROUPS], got[GROUPS + GROUPS * LOCAL];
+  float first[GROUPS + GROUPS * LOCAL];
+  const size_t n = GROUPS + GROUPS * LOCAL;
+
+  reference_sums(in, want);
+  for (size_t s = 0; s < SCHEDULES; s++) {
+    run_sums(schedules[s], reduce_ok, NULL, in, got, GROUPS);
+    ck_assert_msg(memcmp(got, want, sizeof want) == 0,
+                  "barrier reduction under %s differs from the reference",
+                  schedules[s]);
+    run_sums(schedules[s], NULL, &reduce_phase, in, got, GROUPS);
+    ck_assert_msg(memcmp(got, want, sizeof want) == 0,
+                  "phase reduction under %s differs from the reference",
+                  schedules[s]);
+    run_sums(schedules[s], reduce_collective, NULL, in, got, n);
+    if (s == 0)
+      memcpy(first, got, sizeof first);
+    for (size_t g = 0; g < GROUPS; g++)
+      ck_assert_msg(got[g] == want[g] ||
+                        (got[g] > want[g] - 1e-3f && got[g] < want[g] + 1e-3f),
+                    "collective sum %zu under %s: %g, want %g", g, schedules[s],
+                    (double)got[g], (double)want[g]);
+    ck_assert_msg(memcmp(got, first, sizeof first) == 0,
+                  "collectives under %s differ from forward", schedules[s]);
+  }
+  free(in);
+}
+END_TEST
+
+/* ---- The orders ---------------------------------------------------------- */
+
+typedef struct order_args {
+  unsigned next; /* one group: its work-items run on one thread */
+  unsigned at[LOCAL];
+} order_args;
+
+FPAR_PHASE_KERNEL_STATELESS(record_phase, it, p) {
+  order_args *a = p;
+
+  FPAR_PHASE_BEGIN();
+  a->at[fpar_local_id(it, 0)] = a->next++;
+  FPAR_PHASE_END();
+}
+
+static void record_fiber(fpar_item *it, void *p) {
+  order_args *a = p;
+
+  a->at[fpar_local_id(it, 0)] = a->next++;
+}
+
+/* The place work-item lid runs at under reverse, when sub-groups of
+ * `unit` move as wholes. */
+static unsigned reverse_place(unsigned lid, unsigned unit) {
+  return (LOCAL / unit - 1 - lid / unit) * unit + lid % unit;
+}
+
+START_TEST(test_item_orders) {
+  order_args a;
+  fpar_test_env e;
+  fpar_event *ev;
+  unsigned seen[LOCAL];
+
+  env_under(&e, "reverse", 1);
+  memset(&a, 0, sizeof a);
+  ck_assert_fpar_ok(fpar_parallel_for_kernel(
+      e.q, fpar_range1(LOCAL), fpar_range1(LOCAL), &record_phase, &a, &ev));
+  fpar_test_wait_ok(ev);
+  for (unsigned i = 0; i < LOCAL; i++)
+    ck_assert_uint_eq(a.at[i], reverse_place(i, 1));
+  /* A fiber kernel may use sub-group operations: its sub-groups keep
+   * their members' order and move as wholes. */
+  memset(&a, 0, sizeof a);
+  ck_assert_fpar_ok(fpar_parallel_for(
+      e.q, fpar_range1(LOCAL), fpar_range1(LOCAL), record_fiber, &a, &ev));
+  fpar_test_wait_ok(ev);
+  {
+    unsigned sg = fpar_runtime_subgroup_size(e.rt);
+    for (unsigned i = 0; i < LOCAL; i++)
+      ck_assert_uint_eq(a.at[i],
+                        reverse_place(i, LOCAL % sg == 0 ? sg : LOCAL));
+  }
+  fpar_test_env_fini(&e);
+
+  /* A shuffle is a permutation, repeated by its seed. */
+  env_under(&e, "shuffle:77", 1);
+  memset(&a, 0, sizeof a);
+  ck_assert_fpar_ok(fpar_parallel_for_kernel(
+      e.q, fpar_range1(LOCAL), fpar_range1(LOCAL), &record_phase, &a, &ev));
+  fpar_test_wait_ok(ev);
+  memcpy(seen, a.at, sizeof seen);
+  {
+    unsigned count[LOCAL] = {0}, moved = 0;
+    for (unsigned i = 0; i < LOCAL; i++) {
+      ck_assert_uint_lt(a.at[i], LOCAL);
+      count[a.at[i]]++;
+      moved += a.at[i] != i;
+    }
+    for (unsigned i = 0; i < LOCAL; i++)
+      ck_assert_uint_eq(count[i], 1);
+    ck_assert_uint_gt(moved, LOCAL / 2);
+  }
+  memset(&a, 0, sizeof a);
+  ck_assert_fpar_ok(fpar_parallel_for_kernel(
+      e.q, fpar_range1(LOCAL), fpar_range1(LOCAL), &record_phase, &a, &ev));
+  fpar_test_wait_ok(ev);
+  ck_assert_int_eq(memcmp(seen, a.at, sizeof seen), 0);
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
+/* Groups of one work-item on one worker, the host only polling: the
+ * groups run in the schedule's order. */
+typedef struct group_args {
+  unsigned next;
+  unsigned at[GROUPS];
+} group_args;
+
+static void record_group(fpar_item *it, void *p) {
+  group_args *a = p;
+
+  a->at[fpar_group_id(it, 0)] = a->next++;
+}
+
+START_TEST(test_group_order) {
+  group_args a;
+  fpar_test_env e;
+  fpar_event *ev;
+
+  env_under(&e, "reverse", 1);
+  memset(&a, 0, sizeof a);
+  ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(GROUPS), fpar_range1(1),
+                                      record_group, &a, &ev));
+  ck_assert_int_eq(fpar_test_poll(ev), FPAR_COMPLETE);
+  fpar_event_release(ev);
+  for (unsigned g = 0; g < GROUPS; g++)
+    ck_assert_uint_eq(a.at[g], GROUPS - 1 - g);
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
+/* Scoped item loops with one function per item follow the schedule. */
+static void record_s_item(const fpar_s_item *si, void *p) {
+  order_args *a = p;
+
+  a->at[fpar_s_item_get_innermost_local_id(si, 0)] = a->next++;
+}
+
+static void scoped_record(fpar_group *g, void *p) {
+  fpar_distribute_items(g, record_s_item, p);
+}
+
+START_TEST(test_scoped_order) {
+  order_args a;
+  fpar_test_env e;
+  fpar_event *ev;
+
+  env_under(&e, "reverse", 1);
+  memset(&a, 0, sizeof a);
+  ck_assert_fpar_ok(fpar_parallel(e.q, fpar_range1(1), fpar_range1(LOCAL),
+                                  scoped_record, &a, &ev));
+  fpar_test_wait_ok(ev);
+  for (unsigned i = 0; i < LOCAL; i++)
+    ck_assert_uint_eq(a.at[i], LOCAL - 1 - i);
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
+START_TEST(test_bad_value) {
+  fpar_runtime *rt = NULL;
+  static const char *const bad[] = {"backward", "shuffle:", "shuffle:x1",
+                                    "shuffle:-3", "reverse:1"};
+
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    ck_assert_int_eq(setenv("FIBERPAR_SCHEDULE", bad[k], 1), 0);
+    ck_assert_int_eq(fpar_runtime_create(&rt, NULL), FPAR_EENV);
+    ck_assert_ptr_nonnull(strstr(fpar_last_error(), "FIBERPAR_SCHEDULE"));
+    ck_assert_ptr_nonnull(strstr(fpar_last_error(), bad[k]));
+    ck_assert_ptr_nonnull(strstr(fpar_last_error(), "forward"));
+    ck_assert_ptr_nonnull(strstr(fpar_last_error(), "shuffle:SEED"));
+  }
+  /* The runtime stays usable: a good value works afterwards. */
+  ck_assert_int_eq(setenv("FIBERPAR_SCHEDULE", "Reverse", 1), 0);
+  ck_assert_fpar_ok(fpar_runtime_create(&rt, NULL));
+  ck_assert_fpar_ok(fpar_runtime_destroy(rt));
+}
+END_TEST
+
+static Suite *schedule_suite(void) {
+  Suite *s = suite_create("schedule");
+  TCase *tc = tcase_create("schedule");
+
+  tcase_set_timeout(tc, FPAR_TEST_TIMEOUT);
+  tcase_add_test(tc, test_racy_reduction_changes);
+  tcase_add_test(tc, test_correct_kernels_agree);
+  tcase_add_test(tc, test_item_orders);
+  tcase_add_test(tc, test_group_order);
+  tcase_add_test(tc, test_scoped_order);
+  tcase_add_test(tc, test_bad_value);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  return fpar_test_run(schedule_suite());
+}
