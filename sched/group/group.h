@@ -39,7 +39,7 @@ static inline void fpar__group_switch(fpar__worker *w, void **save,
   __builtin_prefetch(frame + 64);
   fpar__san_switch_out(save == &w->dead_ctx ? NULL : &fake,
                        fpar__stack_lo(&w->stacks, load_slot), w->stacks.span);
-  fpar__tsan_fiber_switch(tsan);
+  fpar__tsan_fiber_switch_no_sync(tsan);
   if (g->shared_fpenv)
     fpar__ctx_switch_shared_fpenv(save, load);
   else
