@@ -151,6 +151,7 @@ void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
     fpar__tsan_fiber_switch(fpar__worker_tsan_fiber(w, 0));
     w->in_kernels = 1;
     fpar__ctx_switch(&w->sched_ctx, w->runner_ctx);
+    fpar__race_sched_back(w);
     w->in_kernels = 0;
     fpar__san_switch_in(fake, NULL, NULL);
     if (w->fault.code == 0)

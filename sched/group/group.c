@@ -331,8 +331,11 @@ void fpar__run_nd_group(fpar__worker *w, size_t linear) {
   fpar_item it;
 
   fpar__group_begin(w, linear, &it);
-  /* Racecheck: every work-item a fiber of its own from the start. */
-  if (fpar__tsan_enabled() && g->size > 1)
+  /* Racecheck: every work-item a fiber of its own from the start, up to
+   * groups of FPAR__RACE_MAX_FIBERS (each fiber is a TSan thread, and
+   * TSan has room for 8128 in all).  Larger groups become fibers at their
+   * first barrier, as in any build. */
+  if (fpar__tsan_enabled() && g->size > 1 && g->size <= FPAR__RACE_MAX_FIBERS)
     fpar__group_promote(w);
   fpar__race_group_start(w);
   l->spec.kernel(&it, l->spec.args);

@@ -65,6 +65,14 @@ void fpar__race_sg_depart(fpar__worker *w, size_t first) {
   __tsan_acquire(&w->race.slots[first].sub_group);
 }
 
+void fpar__race_switch_out(fpar__worker *w) {
+  __tsan_release(&w->race.words[3]);
+}
+
+void fpar__race_sched_back(fpar__worker *w) {
+  __tsan_acquire(&w->race.words[3]);
+}
+
 /* Name fiber f after the work-items it runs. */
 static FPAR__RACE_UNCHECKED void fpar__race_name(fpar__worker *w, size_t f) {
   const fpar__group_run *g = &w->run;

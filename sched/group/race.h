@@ -32,6 +32,9 @@
 
 #include "sched/group/worker.h"
 
+/* Largest group whose work-items are fibers from the group's start. */
+#define FPAR__RACE_MAX_FIBERS 1024
+
 #ifdef FPAR__TSAN
 
 /* The running fiber enters runtime code: its accesses are ignored until
@@ -39,8 +42,8 @@
 void fpar__race_enter(fpar__worker *w);
 void fpar__race_leave(fpar__worker *w);
 
-/* A context starts afresh on the running fiber slot (whose TSan fiber may have been
- * left inside runtime code by a fiber that died or was abandoned). */
+/* A context starts afresh on the running fiber slot (whose TSan fiber may have
+ * been left inside runtime code by a fiber that died or was abandoned). */
 void fpar__race_fresh(fpar__worker *w);
 
 /* The running fiber arrives at a group rendezvous; returns the parity
@@ -52,6 +55,13 @@ void fpar__race_depart(fpar__worker *w, unsigned parity);
  * whose first member is fiber `first`. */
 void fpar__race_sg_arrive(fpar__worker *w, size_t first);
 void fpar__race_sg_depart(fpar__worker *w, size_t first);
+
+/* The running fiber leaves for another fiber of the group (any switch):
+ * what it did is ordered before what the scheduler does once it has the
+ * worker back (fpar__race_sched_back), after the launch's groups or a
+ * fault that abandoned the group's fibers where they stood. */
+void fpar__race_switch_out(fpar__worker *w);
+void fpar__race_sched_back(fpar__worker *w);
 
 /* The runner has set the group up (and runs its work-item 0). */
 void fpar__race_group_start(fpar__worker *w);
@@ -105,6 +115,12 @@ static inline void fpar__race_sg_arrive(fpar__worker *w, size_t first) {
 }
 static inline void fpar__race_sg_depart(fpar__worker *w, size_t first) {
   (void)w, (void)first;
+}
+static inline void fpar__race_switch_out(fpar__worker *w) {
+  (void)w;
+}
+static inline void fpar__race_sched_back(fpar__worker *w) {
+  (void)w;
 }
 static inline void fpar__race_group_start(fpar__worker *w) {
   (void)w;

@@ -118,7 +118,8 @@ typedef struct fpar__race_slot {
 /* Racecheck's state of a worker. */
 typedef struct fpar__race {
   unsigned phase;         /* group rendezvous opened (by work-item 0) */
-  long words[3];          /* sync words: rendezvous of each parity, start */
+  long words[4];          /* sync words: rendezvous of each parity, group start,
+                             any switch (for the scheduler) */
   fpar__race_slot *slots; /* one per fiber slot */
   size_t cap;
 } fpar__race;
