@@ -8,6 +8,7 @@
 #include "lib/range.h"
 #include "lib/sized.h"
 #include "sched/base/error.h"
+#include "sched/fiber/sanitizer.h"
 #include "sched/group/arena.h"
 #include "sched/group/phase.h"
 
@@ -255,7 +256,10 @@ static int fpar__launch_phase(fpar__launch_spec *l, const fpar_launch_desc *d) {
                            "launch '%s': %zu states of %zu bytes per group "
                            "exceed the address space",
                            name, l->group_fibers, k->state_size);
-  if (mode == FPAR_PHASE_FIBERS || !fpar__order_is_forward(&l->order))
+  /* Racecheck (a ThreadSanitizer build) runs the fibers form too, in
+   * which each work-item is a fiber of its own. */
+  if (mode == FPAR_PHASE_FIBERS || !fpar__order_is_forward(&l->order) ||
+      fpar__tsan_enabled())
     return 0;
   l->model = FPAR__PHASE;
   l->run_group = fpar__phase_run_group;

@@ -670,7 +670,8 @@ static inline void reverse_body(fpar_lanes *lk, void *p) {
   fpar_vi32_store_mask(items + first, fpar_vi32_load_mask(a->in + g0, lk->mask),
                        lk->mask);
   fpar_barrier(lk->it);
-  *count += (int32_t)lk->active;
+  /* Sub-groups add concurrently (on a GPU, and under racecheck). */
+  __atomic_fetch_add(count, (int32_t)lk->active, __ATOMIC_RELAXED);
   reversed = fpar_vi32_gather(items, (int32_t)n - 1 - lk->local_id0, lk->mask);
   fpar_barrier(lk->it);
   fpar_vi32_store_mask(a->out + g0, reversed, lk->mask);

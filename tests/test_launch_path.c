@@ -647,8 +647,11 @@ START_TEST(test_idle_workers_use_no_cpu) {
   printf("idle: %llu us of CPU in %llu us with %u workers\n",
          (unsigned long long)cpu, (unsigned long long)wall,
          fpar_runtime_num_threads(e.rt));
-  /* A worker that kept spinning would use all of the wall time. */
-  ck_assert_msg(cpu * 50 < wall, "idle workers used %llu us of CPU in %llu us",
+  /* A worker that kept spinning would use all of the wall time.  Under
+   * TSan (racecheck: a TSan fiber per work-item) the idle process was
+   * measured at 0.6 to 8 ms of CPU in 300 ms here, from run to run. */
+  ck_assert_msg(cpu * (FPAR_TEST_TSAN ? 10 : 50) < wall,
+                "idle workers used %llu us of CPU in %llu us",
                 (unsigned long long)cpu, (unsigned long long)wall);
   fpar_test_env_fini(&e);
 }

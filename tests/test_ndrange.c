@@ -266,7 +266,11 @@ START_TEST(test_row_runner_divergence) {
   ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
   ck_assert_int_eq(fpar_event_wait(ev), FPAR_EDIVERGENCE);
   ck_assert_contains(fpar_event_error(ev), "divergent_row");
-  ck_assert_contains(fpar_event_error(ev), "work-item 1 reached the barrier");
+  /* Under racecheck (TSan) the group is fibers from its start, which
+   * see the same divergence from the barrier's side. */
+  ck_assert_contains(fpar_event_error(ev),
+                     FPAR_TEST_TSAN ? "work-item 1 waits at the barrier"
+                                    : "work-item 1 reached the barrier");
   fpar_event_release(ev);
   fpar_test_env_fini(&e);
 }

@@ -217,7 +217,14 @@ FPAR__SIMD_MEMORY(fpar_vu32, fpar__vu32_u, uint32_t, 1)
 /* The mask as W bits, lane i in bit i. */
 FPAR__SIMD unsigned fpar__vmask_bits(fpar_vmask m) {
 #if FPAR_SIMD_WIDTH == 16
-  return _mm512_cmpneq_epi32_mask((__m512i)m, _mm512_setzero_si512());
+  unsigned bits = _mm512_cmpneq_epi32_mask((__m512i)m, _mm512_setzero_si512());
+#if defined(__SANITIZE_THREAD__)
+  /* Through a general register: GCC 12 (-O1 -fsanitize=thread) spilled
+   * the mask with a 16-bit store and reloaded it as the 64 bits of a
+   * sub-group ballot, upper bits garbage. */
+  __asm__("" : "+r"(bits));
+#endif
+  return bits;
 #elif FPAR_SIMD_WIDTH == 8
   return (unsigned)_mm256_movemask_ps((__m256)m);
 #elif FPAR_SIMD_WIDTH == 4

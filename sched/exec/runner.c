@@ -9,6 +9,7 @@
 #include "sched/fiber/sanitizer.h"
 #include "sched/group/fpenv.h"
 #include "sched/group/group.h"
+#include "sched/group/race.h"
 #include "sched/group/scoped.h"
 
 /* Run group `group` of the worker's launch as its model says. */
@@ -26,6 +27,7 @@ void fpar__runner_main(void *arg) {
   size_t group;
 
   fpar__san_switch_in(NULL, &w->thread_stack_lo, &w->thread_stack_size);
+  fpar__race_fresh(w);
   while (fpar__worker_claim(w, &group)) {
     if (atomic_load_explicit(&w->launch->failed, memory_order_relaxed))
       ; /* a group faulted: the rest are skipped */

@@ -15,6 +15,7 @@
 #include "sched/fiber/sanitizer.h"
 #include "sched/group/copystack.h"
 #include "sched/group/group.h"
+#include "sched/group/race.h"
 
 /* Everything but the allocation of w (see fpar__worker_create()). */
 static int fpar__worker_init(fpar__worker *w, const fpar__worker_setup *setup,
@@ -52,6 +53,7 @@ void fpar__worker_destroy(fpar__worker *w) {
     fpar__fault_thread_destroy();
   fpar__ctx_self_destroy(&w->sched_ctx);
   fpar__ctx_self_destroy(&w->dead_ctx);
+  fpar__race_destroy(w);
   if (fpar__tsan_enabled()) {
     size_t f;
     for (f = 0; f < w->cap_ctx; f++)
@@ -119,7 +121,9 @@ static void fpar__worker_enter(fpar__worker *w, fpar__launch *l) {
 
   w->launch = l;
   fpar__arena_release(&w->arena, 0);
-  w->run.view.abi = FPAR__GROUP_VIEW_ABI;
+  /* Under racecheck inline code finds no view and calls the functions,
+   * whose reads of the group's state are the runtime's. */
+  w->run.view.abi = fpar__tsan_enabled() ? 0 : FPAR__GROUP_VIEW_ABI;
   w->run.view.run = &w->run;
   w->run.view.num_local_buffers = l->spec.num_local_buffers;
   for (k = 0; k < l->spec.num_local_buffers; k++)
@@ -147,6 +151,7 @@ void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
     fpar__tsan_fiber_switch(fpar__worker_tsan_fiber(w, 0));
     w->in_kernels = 1;
     fpar__ctx_switch(&w->sched_ctx, w->runner_ctx);
+    fpar__race_sched_back(w);
     w->in_kernels = 0;
     fpar__san_switch_in(fake, NULL, NULL);
     if (w->fault.code == 0)
@@ -159,6 +164,7 @@ void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
     fpar__arena_release(&w->arena, w->run.arena_mark);
     w->run.fibers = FPAR__LOOP;
     w->run.parked = 0; /* the group's fibers stopped mid-kernel */
+    w->run.cur = 0;
     w->groups_done++;
   }
   w->launch = NULL;

@@ -10,8 +10,10 @@
  *
  * TSan keeps a shadow call stack and a clock per thread; every context a
  * thread switches to needs a TSan fiber of its own, switched to just
- * before the switch.  Switches synchronise (the fibers of a group meet at
- * barriers on one thread).
+ * before the switch.  Switches between the scheduler and a runner
+ * synchronise; switches between the fibers of a group do not (racecheck,
+ * sched/group/race.h: the group's rendezvous say where work-items are
+ * ordered).
  *
  * Everything here compiles to nothing in builds without the sanitizer.
  */
@@ -34,6 +36,14 @@
 #if __has_feature(thread_sanitizer)
 #define FPAR__TSAN 1
 #endif
+#endif
+
+#ifdef FPAR__TSAN
+/* libtsan's dynamic annotations (no header declares them). */
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+void AnnotateIgnoreWritesBegin(const char *file, int line);
+void AnnotateIgnoreWritesEnd(const char *file, int line);
 #endif
 
 #ifdef FPAR__ASAN
@@ -112,10 +122,21 @@ static inline void fpar__tsan_fiber_destroy(void *fiber) {
 #endif
 }
 
-/* About to switch to the context whose TSan fiber is fiber. */
+/* About to switch to the context whose TSan fiber is fiber: a switch
+ * that orders what ran before it before what runs after it. */
 static inline void fpar__tsan_fiber_switch(void *fiber) {
 #ifdef FPAR__TSAN
   __tsan_switch_to_fiber(fiber, 0);
+#else
+  (void)fiber;
+#endif
+}
+
+/* The same for a switch that orders nothing: between work-items of a
+ * group, which are ordered by the group's rendezvous alone. */
+static inline void fpar__tsan_fiber_switch_no_sync(void *fiber) {
+#ifdef FPAR__TSAN
+  __tsan_switch_to_fiber(fiber, __tsan_switch_to_fiber_no_sync);
 #else
   (void)fiber;
 #endif

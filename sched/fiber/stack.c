@@ -54,7 +54,9 @@ void fpar__stack_pool_init(fpar__stack_pool *p, struct fpar__topo *topo,
   p->stride = FPAR__STACK_GUARD + p->span;
   p->marks = marks;
   p->count = 0;
-  p->limit = limit;
+  /* Racecheck (a TSan build) needs a stack per work-item: no limit
+   * sends fibers to a shared stack there (sched/group/race.h). */
+  p->limit = fpar__tsan_enabled() ? SIZE_MAX : limit;
   p->lo = NULL;
   p->num_slabs = p->cap_slabs = 0;
   p->slabs = NULL;

@@ -19,6 +19,7 @@
 #include "fiberpar.h"
 #include "sched/base/error.h"
 #include "sched/group/abort.h"
+#include "sched/group/race.h"
 #include "sched/group/worker.h"
 
 /* The group's copy k, as its first caller made it. */
@@ -149,6 +150,7 @@ static _Noreturn void fpar__async_differs(fpar__worker *w, size_t i,
 
 static fpar_copy_event fpar__async_call(fpar_item *it, fpar__async_copy *c,
                                         const char *fn) {
+  FPAR__RACE_SCOPE(fpar__self);
   fpar__worker *w = fpar__async_worker(fn);
   fpar__async_run *a;
   const fpar__async_copy *o;
@@ -233,6 +235,7 @@ fpar_copy_event fpar_async_work_group_strided_copy(
 int fpar_wait_group_events(fpar_item *it, int num_events,
                            const fpar_copy_event *events) {
   static const char fn[] = "fpar_wait_group_events";
+  FPAR__RACE_SCOPE(fpar__self);
   fpar__worker *w = fpar__async_worker(fn);
   fpar__async_run *a;
   const fpar__async_wait *o;

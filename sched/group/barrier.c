@@ -21,6 +21,7 @@
 #include "sched/group/fpenv.h"
 #include "sched/group/message.h"
 #include "sched/group/phase.h"
+#include "sched/group/race.h"
 #include "sched/group/subgroup_site.h"
 
 #undef fpar_barrier
@@ -84,6 +85,7 @@ void fpar__barrier_mismatch(fpar__worker *w, size_t i, const char *site) {
 
 int fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
   fpar__group_run *g = &w->run;
+  unsigned parity;
 
   if (w->launch == NULL || w->launch->spec.model == FPAR__SCOPED ||
       w->launch->spec.model == FPAR__HIERARCHICAL)
@@ -110,7 +112,9 @@ int fpar__barrier_slow(fpar__worker *w, fpar_item *it, const char *site) {
     fpar__fpenv_check(w, site);
     fpar__collective_combine(w, it);
   }
+  parity = fpar__race_arrive(w);
   fpar__group_pass_on(w, &g->ctx[g->cur]);
+  fpar__race_depart(w, parity);
   return 0;
 }
 
@@ -132,7 +136,10 @@ int fpar_barrier_at(fpar_item *it, const char *site) {
   w = fpar__self;
   if (__builtin_expect(w == NULL, 0))
     return fpar__barrier_outside(site);
-  return fpar__rendezvous(w, it, site);
+  {
+    FPAR__RACE_SCOPE(w);
+    return fpar__rendezvous(w, it, site);
+  }
 }
 
 int fpar_barrier(fpar_item *it) {

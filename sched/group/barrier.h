@@ -26,8 +26,9 @@ static inline int fpar__rendezvous_steady(const fpar__worker *w,
   const fpar__group_run *g = &w->run;
   size_t cur = g->cur;
 
-  return !(g->fibers != FPAR__FIBERS_OWN || (cur != 0 && g->site != site) ||
-           cur + 1 == g->size);
+  /* Under racecheck every arrival takes the slow path, which tells TSan. */
+  return !(fpar__tsan_enabled() || g->fibers != FPAR__FIBERS_OWN ||
+           (cur != 0 && g->site != site) || cur + 1 == g->size);
 }
 
 /* The running work-item of w's group arrives at the rendezvous `site`.

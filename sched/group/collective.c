@@ -31,6 +31,7 @@
 #include "sched/base/error.h"
 #include "sched/group/barrier.h"
 #include "sched/group/collective_combine.h"
+#include "sched/group/race.h"
 
 /* ---- Arriving and reading ----------------------------------------------- */
 
@@ -238,6 +239,7 @@ fpar__collective_slow(fpar__worker *w, fpar_item *it, unsigned op,
 int fpar_group_collective(fpar_item *it, unsigned op, const void *in, void *out,
                           size_t src) {
   fpar__worker *w = fpar__self;
+  FPAR__RACE_SCOPE(w);
   struct {
     const unsigned char *from;
     void *out;
@@ -264,6 +266,7 @@ int fpar_group_collective(fpar_item *it, unsigned op, const void *in, void *out,
 int fpar_group_phase_arrive(fpar_item *it, unsigned op, const void *in,
                             size_t src) {
   fpar__worker *w = fpar__self;
+  FPAR__RACE_SCOPE(w);
 
   if (__builtin_expect(w == NULL, 0))
     return fpar__collective_outside();
@@ -273,6 +276,7 @@ int fpar_group_phase_arrive(fpar_item *it, unsigned op, const void *in,
 
 int fpar_group_phase_result(fpar_item *it, unsigned op, void *out) {
   fpar__worker *w = fpar__self;
+  FPAR__RACE_SCOPE(w);
 
   if (__builtin_expect(w == NULL, 0))
     return fpar__collective_outside();

@@ -25,6 +25,7 @@
 #include "sched/group/copystack.h"
 #include "sched/group/group.h"
 #include "sched/group/message.h"
+#include "sched/group/race.h"
 #include "sched/group/subgroup_site.h"
 
 const char fpar__site_exit[] = "(return from the kernel)";
@@ -148,8 +149,10 @@ static int fpar__group_parks(const fpar__group_run *g) {
  * Work-item 0 resumes once every work-item has returned; the others
  * resume, if ever, at the promotion of a later group. */
 static void fpar__item_exit(fpar__worker *w) {
+  FPAR__RACE_SCOPE(w);
   fpar__group_run *g = &w->run;
   size_t i = g->cur;
+  unsigned parity;
 
   if (i == 0)
     g->site = FPAR__SITE_EXIT;
@@ -157,8 +160,10 @@ static void fpar__item_exit(fpar__worker *w) {
     fpar__exit_mismatch(w, fpar__fiber_first_item(w, i));
   if (i != 0 && g->fibers == FPAR__FIBERS_COPIED)
     fpar__copystack_vacate(&w->copy);
+  parity = fpar__race_arrive(w);
   fpar__group_pass_on(w, i == 0 || fpar__group_parks(g) ? &g->ctx[i]
                                                         : &w->dead_ctx);
+  fpar__race_depart(w, parity);
 }
 
 /* Entry of the fibers of work-items 1..size-1: one work-item per group
@@ -171,8 +176,15 @@ static void fpar__fiber_main(void *arg) {
   fpar_item it;
 
   fpar__san_switch_in(NULL, NULL, NULL);
+  fpar__race_fresh(w);
   for (;;) {
-    const fpar__launch *l = w->launch;
+    const fpar__launch *l;
+    fpar_kernel_fn kernel;
+    void *args;
+    fpar__race_enter(w);
+    l = w->launch;
+    kernel = l->spec.kernel;
+    args = l->spec.args;
     it = *g->loop_item;
     it.local_calls = 0;
     if (fpar__order_is_forward(&l->spec.order)) {
@@ -185,7 +197,9 @@ static void fpar__fiber_main(void *arg) {
       fpar__item_set_local(&it, id, g->geo->local_range);
       it.lanes = fpar__lanes_at(w, id[0]);
     }
-    l->spec.kernel(&it, l->spec.args);
+    fpar__race_item_start(w, &it);
+    fpar__race_leave(w);
+    kernel(&it, args);
     fpar__item_exit(w);
   }
 }
@@ -235,6 +249,11 @@ void fpar__group_promote(fpar__worker *w) {
                       "no memory for the contexts of %zu fibers", g->size);
   g->ctx[0] = w->runner_ctx;
   copied = fpar__stack_pool_reserve(&w->stacks, g->size) != 0;
+  if (copied && fpar__tsan_enabled())
+    fpar__group_abort(w, FPAR_ENOMEM,
+                      "no memory for the stacks of %zu fibers, one per "
+                      "work-item as racecheck (ThreadSanitizer) needs",
+                      g->size);
   if (copied) {
     g->parked = 0; /* the shared and copier slots are theirs */
     if (fpar__stack_pool_reserve(&w->stacks, FPAR__STACK_SLOTS_MIN) != 0)
@@ -361,8 +380,16 @@ void fpar__run_nd_group(fpar__worker *w, size_t linear) {
   fpar_item it;
 
   fpar__group_begin(w, linear, &it);
-  if (!fpar__order_is_forward(&l->spec.order) && g->size > 1)
+  /* Racecheck: every work-item a fiber of its own from the start, up to
+   * groups of FPAR__RACE_MAX_FIBERS (each fiber is a TSan thread, and
+   * TSan has room for 8128 in all).  Larger groups become fibers at their
+   * first barrier, as in any build.  A schedule other than forward makes
+   * every group fibers from the start too. */
+  if (g->size > 1 &&
+      (!fpar__order_is_forward(&l->spec.order) ||
+       (fpar__tsan_enabled() && g->size <= FPAR__RACE_MAX_FIBERS)))
     fpar__group_promote(w);
+  fpar__race_group_start(w);
   l->spec.kernel(&it, l->spec.args);
   if (g->fibers) {
     fpar__item_exit(w);

@@ -9,6 +9,7 @@
 #include "sched/fiber/context.h"
 #include "sched/fiber/sanitizer.h"
 #include "sched/group/abort.h"
+#include "sched/group/race.h"
 #include "sched/group/worker.h"
 
 /* The slot fiber f runs on: its own, or with copied fibers the runner's
@@ -39,7 +40,8 @@ static inline void fpar__group_switch(fpar__worker *w, void **save,
   __builtin_prefetch(frame + 64);
   fpar__san_switch_out(save == &w->dead_ctx ? NULL : &fake,
                        fpar__stack_lo(&w->stacks, load_slot), w->stacks.span);
-  fpar__tsan_fiber_switch(tsan);
+  fpar__race_switch_out(w);
+  fpar__tsan_fiber_switch_no_sync(tsan);
   if (g->shared_fpenv)
     fpar__ctx_switch_shared_fpenv(save, load);
   else

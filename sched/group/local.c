@@ -6,6 +6,7 @@
 
 #include "sched/base/error.h"
 #include "sched/group/group.h"
+#include "sched/group/race.h"
 
 /* Room for the next object description; the table only grows, it is
  * reused by every group the worker runs. */
@@ -39,6 +40,7 @@ static fpar__worker *fpar__local_worker(const char *fn) {
 static void *fpar__group_local(fpar_item *it, size_t size, size_t align,
                                int zero, const char *fn) {
   fpar__worker *w = fpar__local_worker(fn);
+  FPAR__RACE_SCOPE(w);
   fpar__group_view *v;
   unsigned k;
   size_t i;
@@ -99,6 +101,7 @@ void *(fpar_group_local_memory_for_overwrite)(fpar_item *it, size_t size,
 
 void *(fpar_local_buffer)(fpar_item *it, unsigned k) {
   fpar__worker *w = fpar__local_worker("fpar_local_buffer");
+  FPAR__RACE_SCOPE(w);
 
   if (w == NULL)
     return NULL;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "sched/group/group.h"
+#include "sched/group/race.h"
 #include "sched/group/subgroup_check.h"
 #include "sched/group/subgroup_site.h"
 #include "sched/group/value.h"
@@ -216,10 +217,12 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
     fpar__sg_alloc(w);
   sg->v->in[j] = v;
   sg->v->arg[j] = a;
+  fpar__race_sg_arrive(w, f - j);
   if (j + 1 < n)
     fpar__group_pass_on(w, &g->ctx[f]);
   else
     fpar__sg_last(w, f, n);
+  fpar__race_sg_depart(w, f - j);
   return sg->v->out[j];
 }
 
@@ -235,8 +238,10 @@ fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
             uint64_t a) {
   fpar__worker *w = fpar__self;
   size_t s, n, j;
+  FPAR__RACE_SCOPE(w);
 
-  if (__builtin_expect(w == NULL || w->launch == NULL ||
+  /* Under racecheck every member takes the slow path, which tells TSan. */
+  if (__builtin_expect(fpar__tsan_enabled() || w == NULL || w->launch == NULL ||
                            !w->launch->spec.subgroup_ops ||
                            w->run.fibers != FPAR__FIBERS_OWN ||
                            fpar__subgroup_of(w)->v == NULL,

@@ -15,6 +15,7 @@
 
 #include "sched/fiber/context.h"
 #include "sched/fiber/sanitizer.h"
+#include "sched/group/race.h"
 #include "sched/group/worker.h"
 
 __thread fpar__worker *fpar__self __attribute__((tls_model("initial-exec")));
@@ -80,6 +81,8 @@ int fpar__worker_reserve_fibers(fpar__worker *w, size_t n) {
 
   if (want <= w->cap_ctx)
     return 0;
+  if (fpar__race_reserve(w, want) != 0)
+    return FPAR_ENOMEM;
   ctx = realloc(w->run.ctx, want * sizeof *ctx);
   if (ctx == NULL)
     return FPAR_ENOMEM;

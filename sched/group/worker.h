@@ -108,6 +108,23 @@ typedef struct fpar__fault {
   char detail[384];
 } fpar__fault;
 
+#ifdef FPAR__TSAN
+/* Racecheck's state of a fiber slot (sched/group/race.h). */
+typedef struct fpar__race_slot {
+  size_t depth;   /* runtime calls the slot's fiber is in */
+  long sub_group; /* sync word of the sub-group the slot's fiber leads */
+} fpar__race_slot;
+
+/* Racecheck's state of a worker. */
+typedef struct fpar__race {
+  unsigned phase;         /* group rendezvous opened (by work-item 0) */
+  long words[4];          /* sync words: rendezvous of each parity, group start,
+                             any switch (for the scheduler) */
+  fpar__race_slot *slots; /* one per fiber slot */
+  size_t cap;
+} fpar__race;
+#endif
+
 typedef struct fpar__worker {
   fpar__group_run run;
   unsigned index;
@@ -140,6 +157,9 @@ typedef struct fpar__worker {
    * tracing is off. */
   struct fpar__trace_worker *trace;
   fpar__slot slots[FPAR__SLOTS];
+#ifdef FPAR__TSAN
+  fpar__race race; /* racecheck (sched/group/race.h) */
+#endif
 } fpar__worker;
 
 /* The state of feature `id` (FPAR__SLOT_*) in w. */

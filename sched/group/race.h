@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/* race.h - racecheck: what ThreadSanitizer is told about the work-items of
+ * a group, so that it reports races between work-items (docs/racecheck.md).
+ *
+ * In a TSan build every work-item runs on a TSan fiber of its own (groups
+ * are fibers from their start, sched/group/group.c) and switches between
+ * them order nothing.  Work-items are ordered where the kernel model
+ * orders them:
+ *   - at a group rendezvous (barrier, collective, phase boundary, return
+ *     from the kernel) each arrival releases one of two sync words and,
+ *     resumed, acquires it.  Two words, chosen by the parity of the
+ *     rendezvous, because the rendezvous is round-robin: work-item i + 1
+ *     leaves rendezvous k when work-item i arrives at rendezvous k + 1,
+ *     and must not acquire what the earlier work-items did after k;
+ *   - at a sub-group operation the members release and acquire a word of
+ *     their sub-group;
+ *   - the runner releases a group-start word once the group is set up,
+ *     and each fiber acquires it when it starts a work-item; the runner
+ *     leaves the group's last rendezvous having acquired every work-item's
+ *     return (so reuse of local memory and stacks by the next group, and
+ *     the launch's completion, are ordered after the group).
+ * The runtime's own code that runs on a work-item's fiber reads and writes
+ * state every fiber of the group shares (the rendezvous' bookkeeping,
+ * collective and sub-group values, group-local objects): it runs between
+ * fpar__race_enter and fpar__race_leave, which tell TSan to ignore its
+ * accesses.  The fibers are named after their kernel, group and local id.
+ *
+ * Everything here compiles to nothing in builds without TSan.
+ */
+#ifndef FPAR_SCHED_GROUP_RACE_H
+#define FPAR_SCHED_GROUP_RACE_H
+
+#include "sched/group/worker.h"
+
+/* Largest group whose work-items are fibers from the group's start. */
+#define FPAR__RACE_MAX_FIBERS 1024
+
+#ifdef FPAR__TSAN
+
+/* The running fiber enters runtime code: its accesses are ignored until
+ * the matching fpar__race_leave (calls nest).  w may be NULL. */
+void fpar__race_enter(fpar__worker *w);
+void fpar__race_leave(fpar__worker *w);
+
+/* A context starts afresh on the running fiber slot (whose TSan fiber may have
+ * been left inside runtime code by a fiber that died or was abandoned). */
+void fpar__race_fresh(fpar__worker *w);
+
+/* The running fiber arrives at a group rendezvous; returns the parity
+ * that fpar__race_depart takes when it is resumed. */
+unsigned fpar__race_arrive(fpar__worker *w);
+void fpar__race_depart(fpar__worker *w, unsigned parity);
+
+/* The running fiber arrives at (leaves) an operation of the sub-group
+ * whose first member is fiber `first`. */
+void fpar__race_sg_arrive(fpar__worker *w, size_t first);
+void fpar__race_sg_depart(fpar__worker *w, size_t first);
+
+/* The running fiber leaves for another fiber of the group (any switch):
+ * what it did is ordered before what the scheduler does once it has the
+ * worker back (fpar__race_sched_back), after the launch's groups or a
+ * fault that abandoned the group's fibers where they stood. */
+void fpar__race_switch_out(fpar__worker *w);
+void fpar__race_sched_back(fpar__worker *w);
+
+/* The runner has set the group up (and runs its work-item 0). */
+void fpar__race_group_start(fpar__worker *w);
+
+/* The running fiber starts the work-item `it` of the group. */
+void fpar__race_item_start(fpar__worker *w, const fpar_item *it);
+
+/* Room for the racecheck state of n fiber slots.  Returns 0 or
+ * FPAR_ENOMEM. */
+int fpar__race_reserve(fpar__worker *w, size_t n);
+
+/* Free the racecheck state (the worker's end). */
+void fpar__race_destroy(fpar__worker *w);
+
+static inline void fpar__race_scope_end(fpar__worker **w) {
+  fpar__race_leave(*w);
+}
+
+static inline fpar__worker *fpar__race_scope_begin(fpar__worker *w) {
+  fpar__race_enter(w);
+  return w;
+}
+
+/* The rest of the enclosing block is runtime code run by a work-item of
+ * w (NULL: by no worker). */
+#define FPAR__RACE_SCOPE(w)                                                    \
+  fpar__worker *fpar__race_scope                                               \
+      __attribute__((cleanup(fpar__race_scope_end), unused)) =                 \
+          fpar__race_scope_begin(w)
+
+#else
+
+static inline void fpar__race_enter(fpar__worker *w) {
+  (void)w;
+}
+static inline void fpar__race_leave(fpar__worker *w) {
+  (void)w;
+}
+static inline void fpar__race_fresh(fpar__worker *w) {
+  (void)w;
+}
+static inline unsigned fpar__race_arrive(fpar__worker *w) {
+  (void)w;
+  return 0;
+}
+static inline void fpar__race_depart(fpar__worker *w, unsigned parity) {
+  (void)w, (void)parity;
+}
+static inline void fpar__race_sg_arrive(fpar__worker *w, size_t first) {
+  (void)w, (void)first;
+}
+static inline void fpar__race_sg_depart(fpar__worker *w, size_t first) {
+  (void)w, (void)first;
+}
+static inline void fpar__race_switch_out(fpar__worker *w) {
+  (void)w;
+}
+static inline void fpar__race_sched_back(fpar__worker *w) {
+  (void)w;
+}
+static inline void fpar__race_group_start(fpar__worker *w) {
+  (void)w;
+}
+static inline void fpar__race_item_start(fpar__worker *w, const fpar_item *it) {
+  (void)w, (void)it;
+}
+static inline int fpar__race_reserve(fpar__worker *w, size_t n) {
+  (void)w, (void)n;
+  return 0;
+}
+static inline void fpar__race_destroy(fpar__worker *w) {
+  (void)w;
+}
+#define FPAR__RACE_SCOPE(w) (void)0
+
+#endif
+
+#endif

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/* test_racecheck.c - racecheck (issue 24): in a ThreadSanitizer build,
+ * races between the work-items of a group are reported, at the kernel's
+ * lines, with the work-items named, and nothing inside the runtime; the
+ * correct kernels draw no report and give exact results.  The kernels
+ * (tests/racecheck_kernels.c) run in a program of their own whose
+ * standard error goes to a file; the suite skips (77) outside a TSan
+ * build. */
+#include <sys/wait.h>
+
+#include "testutil.h"
+
+#ifndef RACECHECK_KERNELS
+#define RACECHECK_KERNELS "tests/racecheck_kernels"
+#endif
+
+/* Run case `name` of the kernels program; returns its standard error
+ * (to free) and *status its exit status. */
+static char *run_kernels(const char *name, int *status) {
+  char path[] = "/tmp/fpar_racecheck_XXXXXX";
+  int fd = mkstemp(path), ws;
+  pid_t pid;
+  char *out;
+
+  ck_assert_int_ge(fd, 0);
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    dup2(fd, 2);
+    /* Every report, not just the first: none may be the runtime's. */
+    setenv("TSAN_OPTIONS", "halt_on_error=0:exitcode=66", 1);
+    execl(RACECHECK_KERNELS, RACECHECK_KERNELS, name, (char *)NULL);
+    _exit(127);
+  }
+  close(fd);
+  ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+  ck_assert_msg(WIFEXITED(ws), "%s: killed by signal %d", name,
+                WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+  *status = WEXITSTATUS(ws);
+  out = fpar_test_read_file(path);
+  unlink(path);
+  ck_assert_ptr_nonnull(out);
+  return out;
+}
+
+/* Whether the top frame (#0) of every access in the report (the lines
+ * after "Read of size", "Previous write of size"...) is the kernels' own:
+ * none inside the runtime (sched/, lib/). */
+static int top_frames_in_kernels(const char *out, char *bad, size_t len) {
+  const char *p = out;
+
+  while ((p = strstr(p, " of size ")) != NULL) {
+    const char *frame = strchr(p, '\n'), *end;
+    char line[512];
+
+    if (frame == NULL)
+      break;
+    frame++;
+    end = strchr(frame, '\n');
+    snprintf(line, sizeof line, "%.*s",
+             (int)(end != NULL ? (size_t)(end - frame) : strlen(frame)), frame);
+    if (strstr(line, "#0 ") == NULL ||
+        strstr(line, "racecheck_kernels.c") == NULL) {
+      snprintf(bad, len, "%s", line);
+      return 0;
+    }
+    p = frame;
+  }
+  return 1;
+}
+
+/* A racy case: reported, in the kernel, naming its work-items. */
+static void expect_race(const char *name) {
+  int status;
+  char *out = run_kernels(name, &status), bad[512];
+
+  ck_assert_msg(strstr(out, "WARNING: ThreadSanitizer: data race") != NULL,
+                "%s: no race reported (status %d):\n%s", name, status, out);
+  ck_assert_msg(top_frames_in_kernels(out, bad, sizeof bad),
+                "%s: a report's top frame is not in the kernel: %s\n%s", name,
+                bad, out);
+  ck_assert_msg(strstr(out, "work-item") != NULL,
+                "%s: the report names no work-item:\n%s", name, out);
+  ck_assert_msg(strstr(out, name) != NULL,
+                "%s: the report names no kernel:\n%s", name, out);
+  ck_assert_int_eq(status, 66);
+  free(out);
+}
+
+/* A correct case: no report, exact results. */
+static void expect_clean(const char *name) {
+  int status;
+  char *out = run_kernels(name, &status);
+
+  ck_assert_msg(strstr(out, "ThreadSanitizer") == NULL,
+                "%s: reported (status %d):\n%s", name, status, out);
+  ck_assert_msg(status == 0, "%s: exit status %d:\n%s", name, status, out);
+  free(out);
+}
+
+START_TEST(test_forgotten_barrier_fibers) {
+  expect_race("reduce_forgotten_barrier");
+}
+END_TEST
+
+START_TEST(test_forgotten_barrier_phase) {
+  expect_race("phase_forgotten_barrier");
+}
+END_TEST
+
+START_TEST(test_same_local_word) {
+  expect_race("same_local_word");
+}
+END_TEST
+
+START_TEST(test_neighbour_before_barrier) {
+  expect_race("neighbour_before_barrier");
+}
+END_TEST
+
+static const char *const clean_cases[] = {
+    "reduce_fixed", "phase_fixed", "collectives", "subgroups",
+    "group_copies", "atomics",     "ping_pong"};
+
+START_TEST(test_correct_kernels) {
+  expect_clean(clean_cases[_i]);
+}
+END_TEST
+
+static Suite *racecheck_suite(void) {
+  Suite *s = suite_create("racecheck");
+  TCase *tc = fpar_test_case("racecheck");
+
+  tcase_add_test(tc, test_forgotten_barrier_fibers);
+  tcase_add_test(tc, test_forgotten_barrier_phase);
+  tcase_add_test(tc, test_same_local_word);
+  tcase_add_test(tc, test_neighbour_before_barrier);
+  tcase_add_loop_test(tc, test_correct_kernels, 0,
+                      (int)(sizeof clean_cases / sizeof clean_cases[0]));
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  if (!FPAR_TEST_TSAN) {
+    printf("SKIP: racecheck needs a ThreadSanitizer build\n");
+    return 77;
+  }
+  return fpar_test_run(racecheck_suite());
+}
