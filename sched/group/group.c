@@ -30,6 +30,19 @@
 
 const char fpar__site_exit[] = "(return from the kernel)";
 
+/* Racecheck: tell TSan, by `start`, that the running fiber starts its
+ * work-item, named after the work-items it carries.  Nothing in builds
+ * without ThreadSanitizer. */
+static void fpar__race_named(fpar__worker *w,
+                             void (*start)(fpar__worker *, const char *)) {
+  char items[64];
+
+  if (!fpar__tsan_enabled())
+    return;
+  fpar__describe_running(w, items, sizeof items);
+  start(w, items);
+}
+
 /* Work-items a kernel call starting at local x of a row of row_size
  * covers: `lanes` (1 for ordinary kernels), fewer at the end of the row. */
 static inline unsigned fpar__lanes_left(size_t row_size, unsigned lanes,
@@ -197,7 +210,7 @@ static void fpar__fiber_main(void *arg) {
       fpar__item_set_local(&it, id, g->geo->local_range);
       it.lanes = fpar__lanes_at(w, id[0]);
     }
-    fpar__race_item_start(w, &it);
+    fpar__race_named(w, fpar__race_item_start);
     fpar__race_leave(w);
     kernel(&it, args);
     fpar__item_exit(w);
@@ -389,7 +402,7 @@ void fpar__run_nd_group(fpar__worker *w, size_t linear) {
       (!fpar__order_is_forward(&l->spec.order) ||
        (fpar__tsan_enabled() && g->size <= FPAR__RACE_MAX_FIBERS)))
     fpar__group_promote(w);
-  fpar__race_group_start(w);
+  fpar__race_named(w, fpar__race_group_start);
   l->spec.kernel(&it, l->spec.args);
   if (g->fibers) {
     fpar__item_exit(w);

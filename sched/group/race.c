@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/group/group.h"
 #include "sched/group/race.h"
 
 #ifdef FPAR__TSAN
@@ -74,27 +73,27 @@ void fpar__race_sched_back(fpar__worker *w) {
 }
 
 /* Name fiber f after the work-items it runs. */
-static FPAR__RACE_UNCHECKED void fpar__race_name(fpar__worker *w, size_t f) {
+static FPAR__RACE_UNCHECKED void fpar__race_name(fpar__worker *w, size_t f,
+                                                 const char *items) {
   const fpar__group_run *g = &w->run;
-  char name[160], items[64];
+  char name[160];
 
-  fpar__describe_running(w, items, sizeof items);
   snprintf(name, sizeof name, "kernel %s group (%zu,%zu,%zu) %s",
            w->launch->spec.name, g->group_id[0], g->group_id[1], g->group_id[2],
            items);
   __tsan_set_fiber_name(w->tsan_fibers[f], name);
 }
 
-FPAR__RACE_UNCHECKED void fpar__race_group_start(fpar__worker *w) {
-  fpar__race_name(w, 0);
+FPAR__RACE_UNCHECKED void fpar__race_group_start(fpar__worker *w,
+                                                 const char *items) {
+  fpar__race_name(w, 0, items);
   __tsan_release(&w->race.words[2]);
 }
 
 FPAR__RACE_UNCHECKED void fpar__race_item_start(fpar__worker *w,
-                                                const fpar_item *it) {
-  (void)it;
+                                                const char *items) {
   __tsan_acquire(&w->race.words[2]);
-  fpar__race_name(w, w->run.cur);
+  fpar__race_name(w, w->run.cur, items);
 }
 
 FPAR__RACE_UNCHECKED int fpar__race_reserve(fpar__worker *w, size_t n) {

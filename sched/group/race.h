@@ -63,11 +63,12 @@ void fpar__race_sg_depart(fpar__worker *w, size_t first);
 void fpar__race_switch_out(fpar__worker *w);
 void fpar__race_sched_back(fpar__worker *w);
 
-/* The runner has set the group up (and runs its work-item 0). */
-void fpar__race_group_start(fpar__worker *w);
+/* The runner has set the group up (and runs its work-item 0); items
+ * names what fiber 0 carries ("work-item 5"), for TSan's reports. */
+void fpar__race_group_start(fpar__worker *w, const char *items);
 
-/* The running fiber starts the work-item `it` of the group. */
-void fpar__race_item_start(fpar__worker *w, const fpar_item *it);
+/* The running fiber starts a work-item of the group; items names it. */
+void fpar__race_item_start(fpar__worker *w, const char *items);
 
 /* Room for the racecheck state of n fiber slots.  Returns 0 or
  * FPAR_ENOMEM. */
@@ -122,11 +123,11 @@ static inline void fpar__race_switch_out(fpar__worker *w) {
 static inline void fpar__race_sched_back(fpar__worker *w) {
   (void)w;
 }
-static inline void fpar__race_group_start(fpar__worker *w) {
-  (void)w;
+static inline void fpar__race_group_start(fpar__worker *w, const char *items) {
+  (void)w, (void)items;
 }
-static inline void fpar__race_item_start(fpar__worker *w, const fpar_item *it) {
-  (void)w, (void)it;
+static inline void fpar__race_item_start(fpar__worker *w, const char *items) {
+  (void)w, (void)items;
 }
 static inline int fpar__race_reserve(fpar__worker *w, size_t n) {
   (void)w, (void)n;
