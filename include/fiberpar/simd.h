@@ -218,10 +218,10 @@ FPAR__SIMD_MEMORY(fpar_vu32, fpar__vu32_u, uint32_t, 1)
 FPAR__SIMD unsigned fpar__vmask_bits(fpar_vmask m) {
 #if FPAR_SIMD_WIDTH == 16
   unsigned bits = _mm512_cmpneq_epi32_mask((__m512i)m, _mm512_setzero_si512());
-#if defined(__SANITIZE_THREAD__)
-  /* Through a general register: GCC 12 (-O1 -fsanitize=thread) spilled
-   * the mask with a 16-bit store and reloaded it as the 64 bits of a
-   * sub-group ballot, upper bits garbage. */
+#if defined(__GNUC__) && !defined(__clang__)
+  /* Through a general register: GCC 12 at -O1 with -fsanitize=thread or
+   * -fsanitize=address spilled the mask with a 16-bit store and reloaded
+   * it as the 64 bits of a sub-group ballot, upper bits garbage. */
   __asm__("" : "+r"(bits));
 #endif
   return bits;
