@@ -95,11 +95,14 @@ extern "C" {
  *  call returned from the kernel, else line << 8 | index of the barrier
  *  where it stopped.  uniform: every state holds the same bytes (the
  *  runner may then start each call from a copy of state 0).  Returns 0
- *  when all stops of the group are equal.  Made by FPAR_PHASE_KERNEL. */
+ *  when all stops of the group are equal.  args_by_value: args points
+ *  at the launch's FPAR_MAX_ARGS_SIZE-byte copy of arguments passed by
+ *  value, which kernels only read (the runner may then give the calls a
+ *  private copy of it).  Made by FPAR_PHASE_KERNEL. */
 typedef unsigned (*fpar_phase_rows_fn)(const fpar_item *it, void *args,
                                        void *local, void *states,
                                        unsigned *stops, unsigned resume,
-                                       int uniform);
+                                       int uniform, int args_by_value);
 
 /** A kernel and its runners, made by FPAR_KERNEL, FPAR_LANE_KERNEL,
  *  FPAR_PHASE_KERNEL or FPAR_PHASE_LANE_KERNEL; set it as
@@ -303,7 +306,7 @@ typedef struct fpar_phase_no_state {
   FPAR__ALWAYS_INLINE unsigned name##_fpar_group_(                             \
       const fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,             \
       void *fpar_states_, unsigned *fpar_stops_, unsigned fpar_resume_,        \
-      int fpar_way_) {                                                         \
+      int fpar_way_, int fpar_own_args_) {                                     \
     const size_t *fpar_lr_ = fpar_it_->geometry->local_range;                  \
     const int fpar_nx_ = (int)((fpar_lr_[0] + (step)-1) / (step));             \
     const size_t fpar_rows_ = fpar_lr_[1] * fpar_lr_[2];                       \
@@ -313,6 +316,7 @@ typedef struct fpar_phase_no_state {
     unsigned fpar_or_ = 0, fpar_and_ = ~0u;                                    \
     size_t fpar_r_;                                                            \
     int fpar_j_;                                                               \
+    FPAR__PHASE_OWN_ARGS(fpar_own_args_)                                       \
     fpar__view_copy(&fpar_row_, &fpar_view_);                                  \
     for (fpar_r_ = 0; fpar_r_ < fpar_rows_; fpar_r_++) {                       \
       size_t fpar_y_ =                                                         \
@@ -345,7 +349,7 @@ typedef struct fpar_phase_no_state {
           fpar_item_seek(&fpar_row_, fpar_x_, lanes_at(fpar_x_, fpar_lr_[0]),  \
                          (local_size) != 0);                                   \
           fpar_stop_ =                                                         \
-              name##_fpar_call_(&fpar_row_, fpar_args_, fpar_lm_, &fpar_st_,   \
+              name##_fpar_call_(&fpar_row_, fpar_a_, fpar_lm_, &fpar_st_,      \
                                 fpar_resume_, &fpar_site_);                    \
           fpar_sts_[fpar_j_] = fpar_st_;                                       \
           fpar_stp_[fpar_j_] = fpar_stop_;                                     \
@@ -359,7 +363,7 @@ typedef struct fpar_phase_no_state {
           unsigned fpar_stop_;                                                 \
           fpar_item_seek(&fpar_row_, fpar_x_, lanes_at(fpar_x_, fpar_lr_[0]),  \
                          (local_size) != 0);                                   \
-          fpar_stop_ = name##_fpar_call_(&fpar_row_, fpar_args_, fpar_lm_,     \
+          fpar_stop_ = name##_fpar_call_(&fpar_row_, fpar_a_, fpar_lm_,        \
                                          &fpar_sts_[fpar_j_], fpar_resume_,    \
                                          &fpar_site_);                         \
           fpar_stp_[fpar_j_] = fpar_stop_;                                     \
@@ -373,24 +377,20 @@ typedef struct fpar_phase_no_state {
   static unsigned name##_fpar_rows_(                                           \
       const fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,             \
       void *fpar_states_, unsigned *fpar_stops_, unsigned fpar_resume_,        \
-      int fpar_uniform_) {                                                     \
-    if (fpar_uniform_ && (step) == 1) {                                        \
-      switch (fpar_resume_) { FPAR__PHASE_CASES(name, FPAR__PHASE_UNIFORM) }   \
+      int fpar_uniform_, int fpar_by_value_) {                                 \
+    if (fpar_by_value_) {                                                      \
+      FPAR__PHASE_DISPATCH(name, step, 1)                                      \
     }                                                                          \
-    switch (fpar_resume_) {                                                    \
-      FPAR__PHASE_CASES(name, FPAR__PHASE_PLAIN)                               \
-    default:                                                                   \
-      return name##_fpar_group_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,  \
-                                fpar_stops_, fpar_resume_, FPAR__PHASE_PLAIN); \
-    }                                                                          \
+    FPAR__PHASE_DISPATCH(name, step, 0)                                        \
   }                                                                            \
   static unsigned name##_fpar_debug_rows_(                                     \
       const fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,             \
       void *fpar_states_, unsigned *fpar_stops_, unsigned fpar_resume_,        \
-      int fpar_uniform_) {                                                     \
-    (void)fpar_uniform_;                                                       \
+      int fpar_uniform_, int fpar_by_value_) {                                 \
+    (void)fpar_uniform_, (void)fpar_by_value_;                                 \
     return name##_fpar_group_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,    \
-                              fpar_stops_, fpar_resume_, FPAR__PHASE_DEBUG);   \
+                              fpar_stops_, fpar_resume_, FPAR__PHASE_DEBUG,    \
+                              0);                                              \
   }                                                                            \
   static void name##_fpar_fibers_(fpar_item *fpar_it_, void *fpar_args_) {     \
     state_type fpar_st_;                                                       \
@@ -428,21 +428,52 @@ typedef struct fpar_phase_no_state {
 #define FPAR__PHASE_UNIFORM 1 /* each call from a copy of call 0's state */
 #define FPAR__PHASE_DEBUG 2   /* in reverse, out of line, stack poisoned */
 
-/* Resume indices 0 to 7, where the body's switch folds. */
-#define FPAR__PHASE_CASES(name, way)                                           \
-  FPAR__PHASE_CASE(name, 0, way)                                               \
-  FPAR__PHASE_CASE(name, 1, way)                                               \
-  FPAR__PHASE_CASE(name, 2, way)                                               \
-  FPAR__PHASE_CASE(name, 3, way)                                               \
-  FPAR__PHASE_CASE(name, 4, way)                                               \
-  FPAR__PHASE_CASE(name, 5, way)                                               \
-  FPAR__PHASE_CASE(name, 6, way)                                               \
-  FPAR__PHASE_CASE(name, 7, way)
+/* The group's loops for a phase: uniform where the states allow it, each
+ * resume index below 8 apart, the calls on a private copy of the
+ * arguments (own: 1) or on the launch's (own: 0). */
+#define FPAR__PHASE_DISPATCH(name, step, own)                                  \
+  if (fpar_uniform_ && (step) == 1) {                                          \
+    switch (fpar_resume_) {                                                    \
+      FPAR__PHASE_CASES(name, FPAR__PHASE_UNIFORM, own)                        \
+    }                                                                          \
+  }                                                                            \
+  switch (fpar_resume_) {                                                      \
+    FPAR__PHASE_CASES(name, FPAR__PHASE_PLAIN, own)                            \
+  default:                                                                     \
+    return name##_fpar_group_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,    \
+                              fpar_stops_, fpar_resume_, FPAR__PHASE_PLAIN,    \
+                              own);                                            \
+  }
 
-#define FPAR__PHASE_CASE(name, k, way)                                         \
+/* Resume indices 0 to 7, where the body's switch folds. */
+#define FPAR__PHASE_CASES(name, way, own)                                      \
+  FPAR__PHASE_CASE(name, 0, way, own)                                          \
+  FPAR__PHASE_CASE(name, 1, way, own)                                          \
+  FPAR__PHASE_CASE(name, 2, way, own)                                          \
+  FPAR__PHASE_CASE(name, 3, way, own)                                          \
+  FPAR__PHASE_CASE(name, 4, way, own)                                          \
+  FPAR__PHASE_CASE(name, 5, way, own)                                          \
+  FPAR__PHASE_CASE(name, 6, way, own)                                          \
+  FPAR__PHASE_CASE(name, 7, way, own)
+
+#define FPAR__PHASE_CASE(name, k, way, own)                                    \
   case k:                                                                      \
     return name##_fpar_group_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,    \
-                              fpar_stops_, k, way);
+                              fpar_stops_, k, way, own);
+
+/* fpar_a_: the arguments the calls of a phase receive.  Arguments by value
+ * are the launch's, which kernels only read: the calls then receive a
+ * copy in the runner's frame, which no store of the kernel can touch, so
+ * the compiler keeps the fields a kernel reads (a size, a stride, a
+ * count) in registers and hoists what it computes from them out of the
+ * item loops, as it would for OpenCL's kernel parameters. */
+#define FPAR__PHASE_OWN_ARGS(own)                                              \
+  unsigned char fpar_own_[FPAR_MAX_ARGS_SIZE] __attribute__((aligned(64)));    \
+  void *fpar_a_ = fpar_args_;                                                  \
+  if (own) {                                                                   \
+    __builtin_memcpy(fpar_own_, fpar_args_, sizeof fpar_own_);                 \
+    fpar_a_ = fpar_own_;                                                       \
+  }
 
 /* The pragma of a scalar phase kernel's item loops: their iterations
  * (work-items of one phase) carry no dependences, by the OpenCL rules.

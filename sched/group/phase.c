@@ -135,9 +135,10 @@ static unsigned fpar__phase_step(fpar__worker *w, const fpar_item *it,
   const fpar__launch *l = w->launch;
   int uniform = resume == 0 ||
                 fpar__phase_uniform(m->states, l->spec.state_size, w->run.size);
+  int by_value = l->spec.args == (const void *)l->arg_copy;
 
   if (l->spec.phase_rows(it, l->spec.args, local, m->states, m->stops, resume,
-                         uniform) != 0)
+                         uniform, by_value) != 0)
     fpar__phase_mismatch(w, m->stops);
   return m->stops[0];
 }
