@@ -329,7 +329,7 @@ static int bp_run(void *p, real_version v, real_env *env) {
   case REAL_PORT:
     err |= real_launch(env, &backprop_port_forward,
                        fpar_range2(BP_BLOCK, (size_t)s->in),
-                       fpar_range2(BP_BLOCK, BP_BLOCK), a);
+                       fpar_range2(BP_BLOCK, BP_BLOCK), a, sizeof *a);
     err |= real_wait(env);
     break;
   case REAL_BEST:
@@ -380,7 +380,7 @@ static int bp_run(void *p, real_version v, real_env *env) {
   case REAL_PORT:
     err |= real_launch(env, &backprop_port_adjust,
                        fpar_range2(BP_BLOCK, (size_t)s->in),
-                       fpar_range2(BP_BLOCK, BP_BLOCK), a);
+                       fpar_range2(BP_BLOCK, BP_BLOCK), a, sizeof *a);
     return real_finish(env, v, err);
   case REAL_BEST:
     err |=

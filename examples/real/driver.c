@@ -49,8 +49,9 @@ void *real_alloc(size_t n) {
 }
 
 int real_launch(real_env *env, const fpar_kernel *k, fpar_range global,
-                fpar_range local, void *args) {
-  int err = fpar_parallel_for_kernel(env->q, global, local, k, args, NULL);
+                fpar_range local, const void *args, size_t args_size) {
+  int err = fpar_parallel_for_kernel_by_value(env->q, global, local, k, args,
+                                              args_size, NULL);
 
   if (err != 0)
     fprintf(stderr, "real: launch of %s refused: %s\n", k->name,

@@ -365,15 +365,15 @@ static int lud_step(lud *s, real_version v, real_env *env, lud_args *a,
   }
   case REAL_PORT:
     err |= real_launch(env, &lud_port_diagonal, fpar_range1(LUD_BS),
-                       fpar_range1(LUD_BS), a);
+                       fpar_range1(LUD_BS), a, sizeof *a);
     if (nb == 0)
       break;
     err |= real_launch(env, &lud_port_perimeter,
                        fpar_range1((size_t)nb * 2 * LUD_BS),
-                       fpar_range1(2 * LUD_BS), a);
+                       fpar_range1(2 * LUD_BS), a, sizeof *a);
     err |= real_launch(env, &lud_port_internal,
                        fpar_range2((size_t)nb * LUD_BS, (size_t)nb * LUD_BS),
-                       fpar_range2(LUD_BS, LUD_BS), a);
+                       fpar_range2(LUD_BS, LUD_BS), a, sizeof *a);
     break;
   case REAL_BEST:
     err |= real_parallel(env, "lud_best_diagonal", fpar_range1(1),

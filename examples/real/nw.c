@@ -220,7 +220,7 @@ static int nw_run(void *p, real_version v, real_env *env) {
     }
     case REAL_PORT:
       err |= real_launch(env, &nw_port, fpar_range1((size_t)count * NW_BS),
-                         fpar_range1(NW_BS), a);
+                         fpar_range1(NW_BS), a, sizeof *a);
       break;
     case REAL_BEST:
       err |= real_parallel(env, "nw_best", fpar_range1((size_t)count),

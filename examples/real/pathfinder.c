@@ -275,7 +275,7 @@ static int pf_run(void *p, real_version v, real_env *env) {
     }
     default:
       err |= real_launch(env, &pathfinder_port, fpar_range1(blocks * PF_BLOCK),
-                         fpar_range1(PF_BLOCK), a);
+                         fpar_range1(PF_BLOCK), a, sizeof *a);
     }
   }
   s->final = dst;

@@ -109,10 +109,12 @@ static inline float real_rand01(uint32_t i, uint32_t seed) {
  * with a message when there is none. */
 void *real_alloc(size_t n);
 
-/* Submit a kernel defined with FPAR_KERNEL and friends (uniform groups);
- * 0 or the error, printed with the kernel's name. */
+/* Submit a kernel defined with FPAR_KERNEL and friends (uniform groups)
+ * with its args_size bytes of arguments by value, as OpenCL's
+ * clSetKernelArg() copies them; 0 or the error, printed with the kernel's
+ * name. */
 int real_launch(real_env *env, const fpar_kernel *k, fpar_range global,
-                fpar_range local, void *args);
+                fpar_range local, const void *args, size_t args_size);
 /* Submit a scoped group function (fpar_parallel). */
 int real_parallel(real_env *env, const char *name, fpar_range groups,
                   fpar_range items, fpar_group_fn fn, void *args);

@@ -177,16 +177,16 @@ static int red_run(void *p, real_version v, real_env *env) {
     a->groups = RED_GROUPS;
     err |=
         real_launch(env, &reduction_port, fpar_range1(RED_GROUPS * RED_LOCAL),
-                    fpar_range1(RED_LOCAL), a);
+                    fpar_range1(RED_LOCAL), a, sizeof *a);
     err |= real_launch(env, &reduction_port_final, fpar_range1(1),
-                       fpar_range1(1), a);
+                       fpar_range1(1), a, sizeof *a);
     return real_finish(env, v, err);
   case REAL_BEST: {
     size_t items = r->n / RED_SPAN, subgroups = items / FPAR_SIMD_WIDTH;
     float sum = 0.0f;
 
     err |= real_launch(env, &reduction_best, fpar_range1(items),
-                       fpar_range1(RED_BEST_LOCAL), a);
+                       fpar_range1(RED_BEST_LOCAL), a, sizeof *a);
     if ((err = real_finish(env, v, err)) != 0)
       return err;
     for (size_t g = 0; g < subgroups; g++)

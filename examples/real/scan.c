@@ -349,12 +349,12 @@ static int scan_run(void *p, real_version v, real_env *env) {
   case REAL_PORT:
     err |= real_launch(env, &scan_port_reduce,
                        fpar_range1(SCAN_GROUPS * SCAN_LOCAL),
-                       fpar_range1(SCAN_LOCAL), a);
+                       fpar_range1(SCAN_LOCAL), a, sizeof *a);
     err |= real_launch(env, &scan_port_top, fpar_range1(SCAN_LOCAL),
-                       fpar_range1(SCAN_LOCAL), a);
+                       fpar_range1(SCAN_LOCAL), a, sizeof *a);
     err |= real_launch(env, &scan_port_bottom,
                        fpar_range1(SCAN_GROUPS * SCAN_LOCAL),
-                       fpar_range1(SCAN_LOCAL), a);
+                       fpar_range1(SCAN_LOCAL), a, sizeof *a);
     return real_finish(env, v, err);
   case REAL_BEST:
     err |= real_parallel(env, "scan_best_reduce", fpar_range1(SCAN_GROUPS),

@@ -240,14 +240,15 @@ static int spmv_run(void *p, real_version v, real_env *env) {
   }
   case REAL_PORT:
     err |= real_launch(env, &spmv_port_scalar, fpar_range1(dim),
-                       fpar_range1(SPMV_LOCAL), &s->args[0]);
+                       fpar_range1(SPMV_LOCAL), &s->args[0], sizeof s->args[0]);
     err |= real_launch(env, &spmv_port_vector, fpar_range1(dim * SPMV_VEC),
-                       fpar_range1(SPMV_LOCAL), &s->args[1]);
+                       fpar_range1(SPMV_LOCAL), &s->args[1], sizeof s->args[0]);
     return real_finish(env, v, err);
   case REAL_BEST:
     for (int k = 0; k < 2; k++)
       err |= real_launch(env, &spmv_best, fpar_range1(dim * FPAR_SIMD_WIDTH),
-                         fpar_range1(16 * FPAR_SIMD_WIDTH), &s->args[k]);
+                         fpar_range1(16 * FPAR_SIMD_WIDTH), &s->args[k],
+                         sizeof s->args[0]);
     return real_finish(env, v, err);
   default:
     for (int k = 0; k < 2; k++) {

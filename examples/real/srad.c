@@ -398,15 +398,15 @@ static int srad_run(void *p, real_version v, real_env *env) {
     }
     case REAL_PORT:
       err |= real_launch(env, &srad_port_1, fpar_range2((size_t)n, (size_t)n),
-                         fpar_range2(SRAD_BS, SRAD_BS), a);
+                         fpar_range2(SRAD_BS, SRAD_BS), a, sizeof *a);
       err |= real_launch(env, &srad_port_2, fpar_range2((size_t)n, (size_t)n),
-                         fpar_range2(SRAD_BS, SRAD_BS), a);
+                         fpar_range2(SRAD_BS, SRAD_BS), a, sizeof *a);
       break;
     case REAL_BEST:
       err |= real_launch(env, &srad_best_1, fpar_range2((size_t)n, (size_t)n),
-                         fpar_range2(srad_row_group(n), 1), a);
+                         fpar_range2(srad_row_group(n), 1), a, sizeof *a);
       err |= real_launch(env, &srad_best_2, fpar_range2((size_t)n, (size_t)n),
-                         fpar_range2(srad_row_group(n), 1), a);
+                         fpar_range2(srad_row_group(n), 1), a, sizeof *a);
       break;
     default:
 #pragma omp parallel

@@ -243,12 +243,12 @@ static int st_run(void *p, real_version v, real_env *env) {
     case REAL_PORT:
       err |=
           real_launch(env, &stencil_port, fpar_range2((size_t)nx, (size_t)ny),
-                      fpar_range2(ST_TX, ST_TY), a);
+                      fpar_range2(ST_TX, ST_TY), a, sizeof *a);
       break;
     default:
-      err |= real_launch(env, &stencil_best,
-                         fpar_range3((size_t)nx, (size_t)ny, (size_t)nz),
-                         fpar_range3((size_t)nx, ST_BEST_ROWS, 1), a);
+      err |= real_launch(
+          env, &stencil_best, fpar_range3((size_t)nx, (size_t)ny, (size_t)nz),
+          fpar_range3((size_t)nx, ST_BEST_ROWS, 1), a, sizeof *a);
     }
   }
   return real_finish(env, v, err);
