@@ -340,35 +340,25 @@ typedef struct fpar_phase_no_state {
           fpar_or_ |= fpar_stp_[fpar_j_];                                      \
           fpar_and_ &= fpar_stp_[fpar_j_];                                     \
         }                                                                      \
-      } else if (fpar_way_ == FPAR__PHASE_UNIFORM) {                           \
-        simd for (fpar_j_ = 0; fpar_j_ < fpar_nx_; fpar_j_++) {                \
-          size_t fpar_x_ = (size_t)(fpar_j_ * (step));                         \
-          state_type fpar_st_ = fpar_st0_;                                     \
-          const char *fpar_site_;                                              \
-          unsigned fpar_stop_;                                                 \
-          fpar_item_seek(&fpar_row_, fpar_x_, lanes_at(fpar_x_, fpar_lr_[0]),  \
-                         (local_size) != 0);                                   \
-          fpar_stop_ =                                                         \
-              name##_fpar_call_(&fpar_row_, fpar_a_, fpar_lm_, &fpar_st_,      \
-                                fpar_resume_, &fpar_site_);                    \
-          fpar_sts_[fpar_j_] = fpar_st_;                                       \
-          fpar_stp_[fpar_j_] = fpar_stop_;                                     \
-          fpar_or_ |= fpar_stop_;                                              \
-          fpar_and_ &= fpar_stop_;                                             \
-        }                                                                      \
       } else {                                                                 \
-        simd for (fpar_j_ = 0; fpar_j_ < fpar_nx_; fpar_j_++) {                \
-          size_t fpar_x_ = (size_t)(fpar_j_ * (step));                         \
-          const char *fpar_site_;                                              \
-          unsigned fpar_stop_;                                                 \
-          fpar_item_seek(&fpar_row_, fpar_x_, lanes_at(fpar_x_, fpar_lr_[0]),  \
-                         (local_size) != 0);                                   \
-          fpar_stop_ = name##_fpar_call_(&fpar_row_, fpar_a_, fpar_lm_,        \
-                                         &fpar_sts_[fpar_j_], fpar_resume_,    \
-                                         &fpar_site_);                         \
-          fpar_stp_[fpar_j_] = fpar_stop_;                                     \
-          fpar_or_ |= fpar_stop_;                                              \
-          fpar_and_ &= fpar_stop_;                                             \
+        /* Work-items in chunks whose count the compiler knows (scalar         \
+         * kernels), the rest one at a time. */                                \
+        const int fpar_full_ =                                                 \
+            (step) == 1 ? fpar_nx_ - fpar_nx_ % FPAR__PHASE_CHUNK : 0;         \
+        int fpar_b_, fpar_k_;                                                  \
+        for (fpar_b_ = 0; fpar_b_ < fpar_full_;                                \
+             fpar_b_ += FPAR__PHASE_CHUNK) {                                   \
+          simd for (fpar_k_ = 0; fpar_k_ < FPAR__PHASE_CHUNK; fpar_k_++) {     \
+            fpar_j_ = fpar_b_ + fpar_k_;                                       \
+            FPAR__PHASE_ITEM(name, state_type, step, lanes_at, local_size)     \
+          }                                                                    \
+        }                                                                      \
+        for (fpar_j_ = fpar_full_; fpar_j_ < fpar_nx_; fpar_j_++) {            \
+          if ((step) == 1) {                                                   \
+            FPAR__PHASE_ITEM_OUTLINE(name, local_size)                         \
+          } else {                                                             \
+            FPAR__PHASE_ITEM(name, state_type, step, lanes_at, local_size)     \
+          }                                                                    \
         }                                                                      \
       }                                                                        \
     }                                                                          \
@@ -422,6 +412,57 @@ typedef struct fpar_phase_no_state {
                                    __alignof__(state_type),                    \
                                    (local_size),                               \
                                    (local_align)};
+
+/* The calls of a phase run in chunks of FPAR__PHASE_CHUNK work-items: an
+ * inner loop whose count is a constant is one GCC vectorizes at -O2 (its
+ * "very cheap" cost model takes no loop that would need a scalar epilogue
+ * or a check of its count), 16 being a vector of floats or ints with
+ * AVX-512 and two with AVX2.  The work-items of a row after its last full
+ * chunk run one at a time out of line, so that the body is inlined once
+ * per phase loop. */
+#define FPAR__PHASE_CHUNK 16
+
+/* The call of work-item fpar_j_ of the row, inlined: from a copy of call
+ * 0's state (FPAR__PHASE_UNIFORM) or on its own state in place. */
+#define FPAR__PHASE_ITEM(name, state_type, step, lanes_at, local_size)         \
+  {                                                                            \
+    size_t fpar_x_ = (size_t)(fpar_j_ * (step));                               \
+    state_type fpar_st_ = fpar_st0_;                                           \
+    state_type *fpar_stj_ =                                                    \
+        fpar_way_ == FPAR__PHASE_UNIFORM ? &fpar_st_ : &fpar_sts_[fpar_j_];    \
+    const char *fpar_site_;                                                    \
+    unsigned fpar_stop_;                                                       \
+    fpar_item_seek(&fpar_row_, fpar_x_, lanes_at(fpar_x_, fpar_lr_[0]),        \
+                   (local_size) != 0);                                         \
+    fpar_stop_ = name##_fpar_call_(&fpar_row_, fpar_a_, fpar_lm_, fpar_stj_,   \
+                                   fpar_resume_, &fpar_site_);                 \
+    if (fpar_way_ == FPAR__PHASE_UNIFORM)                                      \
+      fpar_sts_[fpar_j_] = fpar_st_;                                           \
+    fpar_stp_[fpar_j_] = fpar_stop_;                                           \
+    fpar_or_ |= fpar_stop_;                                                    \
+    fpar_and_ &= fpar_stop_;                                                   \
+  }
+
+/* The same call out of line (the work-items after the last chunk of a
+ * row): on the launch's arguments and an item of the group's own view, so
+ * that neither the runner's copies nor its row item escape, and on the
+ * work-item's state in place. */
+#define FPAR__PHASE_ITEM_OUTLINE(name, local_size)                             \
+  {                                                                            \
+    fpar_item fpar_one_ = fpar_row_;                                           \
+    const char *fpar_site_;                                                    \
+    unsigned fpar_stop_;                                                       \
+    fpar_one_.run = fpar_it_->run;                                             \
+    if (fpar_way_ == FPAR__PHASE_UNIFORM)                                      \
+      fpar_sts_[fpar_j_] = fpar_st0_;                                          \
+    fpar_item_seek(&fpar_one_, (size_t)fpar_j_, 1, (local_size) != 0);         \
+    fpar_stop_ =                                                               \
+        name##_fpar_outline_(&fpar_one_, fpar_args_, fpar_lm_,                 \
+                             &fpar_sts_[fpar_j_], fpar_resume_, &fpar_site_);  \
+    fpar_stp_[fpar_j_] = fpar_stop_;                                           \
+    fpar_or_ |= fpar_stop_;                                                    \
+    fpar_and_ &= fpar_stop_;                                                   \
+  }
 
 /* The ways a group's loops run a phase. */
 #define FPAR__PHASE_PLAIN 0   /* each call's state in place */
