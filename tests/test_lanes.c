@@ -1385,14 +1385,20 @@ static inline void reduce_fold_block(const fpar_lane_block *b, void *p) {
 }
 
 /* Add up the rows: their trees' roots and their first items' private
- * objects. */
+ * objects.  The first items of several rows add into one word: atomics,
+ * as the items of one distribute_items are unordered (racecheck reports
+ * plain additions). */
 static void add_row_sums(const fpar_s_item *si, void *p) {
   scoped_reduce_ctx *c = p;
 
   if (fpar_s_item_get_innermost_local_id(si, 0) != 0)
     return;
-  c->tree_total += c->scratch[fpar_s_item_get_innermost_local_linear_id(si)];
-  c->private_total += *(int32_t *)fpar_private_at(c->rows, si);
+  __atomic_fetch_add(&c->tree_total,
+                     c->scratch[fpar_s_item_get_innermost_local_linear_id(si)],
+                     __ATOMIC_RELAXED);
+  __atomic_fetch_add(&c->private_total,
+                     *(int32_t *)fpar_private_at(c->rows, si),
+                     __ATOMIC_RELAXED);
 }
 
 static void store_group_sums(void *p) {

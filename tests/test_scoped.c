@@ -1019,13 +1019,16 @@ static void fill_local_with_group_id(void *p) {
     c->local[i] = c->value;
 }
 
+/* The items of one distribute_items are unordered: the counters they
+ * share are atomic (racecheck reports plain additions). */
 static void check_local_filled(const fpar_s_item *si, void *p) {
   share_ctx *c = p;
   size_t per = SHARE_INTS / SHARE_SIZE, k;
   size_t lid = fpar_s_item_get_innermost_local_linear_id(si);
 
   for (k = 0; k < per; k++)
-    c->r->wrong += c->local[lid * per + k] != c->value;
+    __atomic_fetch_add(&c->r->wrong, c->local[lid * per + k] != c->value,
+                       __ATOMIC_RELAXED);
 }
 
 static void write_own_slot(const fpar_s_item *si, void *p) {
@@ -1040,7 +1043,9 @@ static void read_neighbour_slot(const fpar_s_item *si, void *p) {
   size_t lid = fpar_s_item_get_innermost_local_linear_id(si);
   size_t next = (lid + 1) % SHARE_SIZE;
 
-  c->r->neighbour_wrong += c->local[next] != c->value * 1000 + (int)next;
+  __atomic_fetch_add(&c->r->neighbour_wrong,
+                     c->local[next] != c->value * 1000 + (int)next,
+                     __ATOMIC_RELAXED);
 }
 
 static void share_body(fpar_group *g, void *const *mem, void *p) {
@@ -1484,8 +1489,10 @@ static void reduce_load(const fpar_s_item *idx, void *p) {
 static void reduce_check_private(const fpar_s_item *idx, void *p) {
   reduce_ctx *c = p;
 
-  *c->mismatch += *(const int *)fpar_private_at(c->priv, idx) !=
-                  c->scratch[fpar_s_item_get_local_id(idx, c->grp, 0)];
+  __atomic_fetch_add(c->mismatch,
+                     *(const int *)fpar_private_at(c->priv, idx) !=
+                         c->scratch[fpar_s_item_get_local_id(idx, c->grp, 0)],
+                     __ATOMIC_RELAXED);
 }
 
 static void reduce_count_single(void *p) {

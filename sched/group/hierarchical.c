@@ -33,17 +33,23 @@ int fpar_parallel_for_work_item_range(fpar_group *g, fpar_range logical,
   for (d = 0; d < 3; d++)
     view.local_range[d] = d < logical.dims ? logical.size[d] : 1;
   fpar__nesting(w)->inside = op;
-  for (l[2] = 0; l[2] < view.local_range[2]; l[2]++)
-    for (l[1] = 0; l[1] < view.local_range[1]; l[1]++)
-      for (l[0] = 0; l[0] < view.local_range[0]; l[0]++) {
-        for (d = 0; d < 3; d++) {
-          si.local_id[d] = si.group_local_id[d] = l[d];
-          si.physical_id[d] = l[d] % g->physical_range[d];
-          si.global_id[d] = g->global_origin[d] + si.physical_id[d];
+  /* Another order than local-id order, or racecheck's identities. */
+  if (__builtin_expect(fpar__tsan_enabled() ||
+                           !fpar__order_is_forward(&w->launch->spec.order),
+                       0))
+    fpar__items_each(w, &view, fn, NULL, ctx, FPAR__ITEMS_LOGICAL);
+  else
+    for (l[2] = 0; l[2] < view.local_range[2]; l[2]++)
+      for (l[1] = 0; l[1] < view.local_range[1]; l[1]++)
+        for (l[0] = 0; l[0] < view.local_range[0]; l[0]++) {
+          for (d = 0; d < 3; d++) {
+            si.local_id[d] = si.group_local_id[d] = l[d];
+            si.physical_id[d] = l[d] % g->physical_range[d];
+            si.global_id[d] = g->global_origin[d] + si.physical_id[d];
+          }
+          si.group = &view;
+          fn(&si, ctx);
         }
-        si.group = &view;
-        fn(&si, ctx);
-      }
   fpar__nesting(w)->inside = NULL;
   __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the implicit barrier */
   return 0;
@@ -64,7 +70,8 @@ int fpar_parallel_for_work_item_rows(fpar_group *g, fpar_s_row_fn row,
     view.global_origin[d] = g->id[d] * view.local_range[d];
     view.global_range[d] = g->range[d] * view.local_range[d];
   }
-  fpar__items_loop(w, &view, "fpar_parallel_for_work_item", NULL, row, ctx, 1);
+  fpar__items_loop(w, &view, "fpar_parallel_for_work_item", NULL, row, ctx,
+                   FPAR__ITEMS_PHYSICAL);
   __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the implicit barrier */
   return 0;
 }

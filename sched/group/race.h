@@ -25,6 +25,19 @@
  * fpar__race_enter and fpar__race_leave, which tell TSan to ignore its
  * accesses.  The fibers are named after their kernel, group and local id.
  *
+ * Scoped and hierarchical groups run their group function on the runner;
+ * the logical items of an item loop (distribute_items, a hierarchical
+ * work-item loop) each run under an identity of their own: a TSan fiber
+ * and a stack of its own, switched to for the item and back (stacks of
+ * their own, because items that shared the runner's stack would write one
+ * another's frames, which TSan would report).  A scoped item is named
+ * after its local id in the work group, a hierarchical one after its
+ * physical work-item, which runs all the logical items mapped to it in
+ * order.  The runner releases the group-start word before each item and
+ * each item acquires it; each item releases the switch word when it
+ * returns, and the runner acquires it at the end of the loop: the end of
+ * an item loop orders its items before what follows.
+ *
  * Everything here compiles to nothing in builds without TSan.
  */
 #ifndef FPAR_SCHED_GROUP_RACE_H
@@ -73,6 +86,21 @@ void fpar__race_item_start(fpar__worker *w, const char *items);
 /* Room for the racecheck state of n fiber slots.  Returns 0 or
  * FPAR_ENOMEM. */
 int fpar__race_reserve(fpar__worker *w, size_t n);
+
+/* The runner makes the call of logical items `item` to `last` (SIZE_MAX:
+ * to the end of the group) of an item loop: fn(si, arg), or
+ * row(si, arg, x_end) when fn is NULL, as the identity of `item`, named
+ * after its items and `kind` ("logical item 5", "logical items 0-15";
+ * item n shares the identity of item n mod the number of identities, at
+ * most FPAR__RACE_MAX_FIBERS; where no stack can be had for it, the call
+ * is the group function's). */
+void fpar__race_item_run(fpar__worker *w, size_t item, size_t last,
+                         const char *kind, fpar_s_item_fn fn, fpar_s_row_fn row,
+                         fpar_s_item *si, void *arg, size_t x_end);
+
+/* The runner is at the end of an item loop: what its items did is ordered
+ * before what follows. */
+void fpar__race_items_end(fpar__worker *w);
 
 /* Free the racecheck state (the worker's end). */
 void fpar__race_destroy(fpar__worker *w);
@@ -132,6 +160,20 @@ static inline void fpar__race_item_start(fpar__worker *w, const char *items) {
 static inline int fpar__race_reserve(fpar__worker *w, size_t n) {
   (void)w, (void)n;
   return 0;
+}
+static inline void fpar__race_item_run(fpar__worker *w, size_t item,
+                                       size_t last, const char *kind,
+                                       fpar_s_item_fn fn, fpar_s_row_fn row,
+                                       fpar_s_item *si, void *arg,
+                                       size_t x_end) {
+  (void)w, (void)item, (void)last, (void)kind;
+  if (fn != NULL)
+    fn(si, arg);
+  else
+    row(si, arg, x_end);
+}
+static inline void fpar__race_items_end(fpar__worker *w) {
+  (void)w;
 }
 static inline void fpar__race_destroy(fpar__worker *w) {
   (void)w;

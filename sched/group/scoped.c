@@ -14,6 +14,7 @@
 
 #include "sched/base/error.h"
 #include "sched/group/abort.h"
+#include "sched/group/race.h"
 #include "sched/group/scoped.h"
 
 /* ---- Rule checks -------------------------------------------------------- */
@@ -83,6 +84,7 @@ void fpar__run_group_function(fpar__worker *w, size_t linear) {
     wg.global_range[d] = l->spec.geo.global_range[d];
   }
   wg.parent = NULL;
+  fpar__race_group_start(w, "the group function");
   fpar__nesting(w)->innermost = &wg;
   fpar__nesting(w)->inside = NULL;
   l->spec.group_fn(&wg, l->spec.args);
@@ -92,7 +94,7 @@ void fpar__run_group_function(fpar__worker *w, size_t linear) {
 /* ---- Item loops ---------------------------------------------------------- */
 
 /* The logical item with local id `local` of group g; physical: it is its
- * own physical work-item (hierarchical), else physical id 0. */
+ * own physical work-item (FPAR__ITEMS_PHYSICAL), else physical id 0. */
 static void fpar__s_item_set(fpar_s_item *si, const fpar_group *g,
                              const size_t local[3], int physical) {
   unsigned d;
@@ -106,24 +108,75 @@ static void fpar__s_item_set(fpar_s_item *si, const fpar_group *g,
   si->group = g;
 }
 
-/* The items of g one by one in the order of FIBERPAR_SCHEDULE, keyed by
- * the innermost group's place in the work group. */
-static void fpar__items_ordered(const fpar__order *o, const fpar_group *g,
-                                fpar_s_item_fn fn, void *ctx, int physical) {
+/* The same for any kind of item loop (FPAR__ITEMS_*). */
+static void fpar__s_item_of(fpar_s_item *si, const fpar_group *g,
+                            const size_t local[3], int kind) {
+  unsigned d;
+
+  if (kind != FPAR__ITEMS_LOGICAL) {
+    fpar__s_item_set(si, g, local, kind == FPAR__ITEMS_PHYSICAL);
+    return;
+  }
+  for (d = 0; d < 3; d++) {
+    si->local_id[d] = si->group_local_id[d] = local[d];
+    si->physical_id[d] = local[d] % g->physical_range[d];
+    si->global_id[d] = g->global_origin[d] + si->physical_id[d];
+  }
+  si->group = g;
+}
+
+/* Racecheck's identity of item si: a scoped item's local linear id in the
+ * work group, a hierarchical one's physical work-item. */
+static size_t fpar__s_item_identity(const fpar__worker *w,
+                                    const fpar_s_item *si, int kind) {
+  const size_t *r = kind == FPAR__ITEMS_SCOPED ? w->launch->spec.geo.local_range
+                                               : si->group->physical_range;
+  const size_t *id =
+      kind == FPAR__ITEMS_SCOPED ? si->group_local_id : si->physical_id;
+
+  return id[0] + r[0] * (id[1] + r[1] * id[2]);
+}
+
+void fpar__items_each(fpar__worker *w, const fpar_group *g, fpar_s_item_fn fn,
+                      fpar_s_row_fn row, void *ctx, int kind) {
+  const char *name = kind == FPAR__ITEMS_SCOPED ? "logical item" : "work-item";
   const size_t *lr = g->local_range;
-  size_t n = lr[0] * lr[1] * lr[2], p;
-  uint64_t key = (uint64_t)g->offset[0] ^ (uint64_t)g->offset[1] << 21 ^
-                 (uint64_t)g->offset[2] << 42 ^ (uint64_t)g->id[0] << 7;
+  size_t local[3] = {0, 0, 0}, n = lr[0] * lr[1] * lr[2], p, id;
   fpar_s_item si;
 
-  for (p = 0; p < n; p++) {
-    size_t c = fpar__order_at(o, key, n, p), local[3];
-    local[0] = c % lr[0];
-    local[1] = c / lr[0] % lr[1];
-    local[2] = c / lr[0] / lr[1];
-    fpar__s_item_set(&si, g, local, physical);
-    fn(&si, ctx);
+  if (row != NULL) {
+    /* A runner is given a row from its first item and may run on to the
+     * end of the group (fpar_s_row_fn); a lanes runner's blocks hang on
+     * that first item (fpar_lane_block).  So rows keep their order, and
+     * the items of a call are one identity for racecheck. */
+    do {
+      fpar__s_item_of(&si, g, local, kind);
+      id = fpar__s_item_identity(w, &si, kind);
+      fpar__race_item_run(w, id, SIZE_MAX, name, NULL, row, &si, ctx, lr[0]);
+      local[1] = si.local_id[1] + 1;
+      local[2] = si.local_id[2];
+      if (local[1] == lr[1]) {
+        local[1] = 0;
+        local[2]++;
+      }
+    } while (local[2] < lr[2]);
+  } else {
+    /* One item per call, in the schedule's order. */
+    const fpar__order *o = &w->launch->spec.order;
+    uint64_t key = (uint64_t)g->offset[0] ^ (uint64_t)g->offset[1] << 21 ^
+                   (uint64_t)g->offset[2] << 42 ^ (uint64_t)g->id[0] << 7;
+
+    for (p = 0; p < n; p++) {
+      size_t c = fpar__order_at(o, key, n, p);
+      local[0] = c % lr[0];
+      local[1] = c / lr[0] % lr[1];
+      local[2] = c / lr[0] / lr[1];
+      fpar__s_item_of(&si, g, local, kind);
+      id = fpar__s_item_identity(w, &si, kind);
+      fpar__race_item_run(w, id, id, name, fn, NULL, &si, ctx, 0);
+    }
   }
+  fpar__race_items_end(w);
 }
 
 void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
@@ -133,10 +186,11 @@ void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
   fpar_s_item si;
 
   fpar__nesting(w)->inside = op;
-  /* A row runner runs on to the end of the group, so its rows keep their
-   * order; one function per item follows the schedule. */
-  if (fn != NULL && !fpar__order_is_forward(&w->launch->spec.order)) {
-    fpar__items_ordered(&w->launch->spec.order, g, fn, ctx, physical);
+  /* Another order than local-id order, or racecheck's identities. */
+  if (__builtin_expect(fpar__tsan_enabled() ||
+                           !fpar__order_is_forward(&w->launch->spec.order),
+                       0)) {
+    fpar__items_each(w, g, fn, row, ctx, physical);
     fpar__nesting(w)->inside = NULL;
     return;
   }
@@ -166,7 +220,8 @@ int fpar_distribute_items(fpar_group *g, fpar_s_item_fn fn, void *ctx) {
 
   if (w == NULL)
     return FPAR_ENOTKERNEL;
-  fpar__items_loop(w, g, "fpar_distribute_items", fn, NULL, ctx, 0);
+  fpar__items_loop(w, g, "fpar_distribute_items", fn, NULL, ctx,
+                   FPAR__ITEMS_SCOPED);
   return 0;
 }
 
@@ -182,7 +237,8 @@ int fpar_distribute_items_rows(fpar_group *g, fpar_s_row_fn row, void *ctx) {
 
   if (w == NULL)
     return FPAR_ENOTKERNEL;
-  fpar__items_loop(w, g, "fpar_distribute_items_rows", NULL, row, ctx, 0);
+  fpar__items_loop(w, g, "fpar_distribute_items_rows", NULL, row, ctx,
+                   FPAR__ITEMS_SCOPED);
   return 0;
 }
 

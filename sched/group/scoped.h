@@ -41,11 +41,27 @@ fpar__worker *fpar__scoped_worker(const char *op);
  * loops (scoped rule 2) on the innermost group (rule 1). */
 fpar__worker *fpar__check_group_op(const fpar_group *g, const char *op);
 
+/* Kinds of item loop: scoped (every item is physical id 0), hierarchical
+ * over the physical work-items (each item its own), and hierarchical over
+ * a logical range (item l runs on physical work-item l mod the group's
+ * physical range, whose global id it has). */
+#define FPAR__ITEMS_SCOPED 0
+#define FPAR__ITEMS_PHYSICAL 1
+#define FPAR__ITEMS_LOGICAL 2
+
 /* Call fn for every logical item of g, or row once per row of g (the
- * other NULL), as the item loop `op`; physical: each item is its own
- * physical work-item (hierarchical), else all are physical id 0. */
+ * other NULL), as the item loop `op`; physical: FPAR__ITEMS_SCOPED or
+ * FPAR__ITEMS_PHYSICAL. */
 void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
                       fpar_s_item_fn fn, fpar_s_row_fn row, void *ctx,
                       int physical);
+
+/* The item loop under another FIBERPAR_SCHEDULE than forward, or under
+ * racecheck: fn for every logical item of g in the schedule's order, each
+ * as its own racecheck identity (sched/group/race.h), or row's calls as
+ * in local-id order, each call one identity; then the end of the loop
+ * orders its items before what follows.  kind: FPAR__ITEMS_*. */
+void fpar__items_each(fpar__worker *w, const fpar_group *g, fpar_s_item_fn fn,
+                      fpar_s_row_fn row, void *ctx, int kind);
 
 #endif

@@ -115,13 +115,42 @@ typedef struct fpar__race_slot {
   long sub_group; /* sync word of the sub-group the slot's fiber leads */
 } fpar__race_slot;
 
+/* Racecheck's identity of the logical items of item loops (scoped and
+ * hierarchical groups) that fall on it: a TSan fiber and a context on a
+ * stack of its own. */
+typedef struct fpar__race_item {
+  void *fiber;       /* its TSan fiber */
+  void *ctx;         /* its saved context; NULL: to be made */
+  unsigned groups;   /* w->race.groups when it was named, and for which */
+  size_t item, last; /* items */
+} fpar__race_item;
+
+/* Racecheck's state of the item loops of a worker (race.c). */
+typedef struct fpar__race_items {
+  fpar__stack_pool stacks; /* stack i: identity i's; unused while limit is 0 */
+  size_t limit;            /* most identities: item n takes n % limit */
+  fpar__race_item *ids;
+  size_t cap;
+  size_t running;     /* identity + 1 of the item that runs; 0: none */
+  void *back;         /* the runner's context while an item runs */
+  void *runner_fiber; /* its TSan fiber */
+  /* The call the running item makes. */
+  fpar_s_item_fn fn;
+  fpar_s_row_fn row;
+  fpar_s_item *si;
+  void *arg;
+  size_t x_end;
+} fpar__race_items;
+
 /* Racecheck's state of a worker. */
 typedef struct fpar__race {
   unsigned phase;         /* group rendezvous opened (by work-item 0) */
+  unsigned groups;        /* groups begun on the worker */
   long words[4];          /* sync words: rendezvous of each parity, group start,
                              any switch (for the scheduler) */
   fpar__race_slot *slots; /* one per fiber slot */
   size_t cap;
+  fpar__race_items items;
 } fpar__race;
 #endif
 

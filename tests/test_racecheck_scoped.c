@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: MIT */
+/* test_racecheck_scoped.c - racecheck and FIBERPAR_SCHEDULE for scoped and
+ * hierarchical groups (issue 24).
+ *
+ * In a ThreadSanitizer build every logical item of an item loop with a
+ * function per item (distribute_items, a hierarchical work-item loop) is
+ * a racecheck identity of its own: two items writing one word in one loop
+ * are reported, at the kernel's line and naming the items; correct
+ * kernels (item loops with _and_wait, private memory, row runners, lanes,
+ * a flexible hierarchical range, items with locals whose address they
+ * pass on) draw no report and give exact results.  The cases run in a
+ * child (this program with the case's name) whose standard error is read;
+ * those tests skip outside a TSan build.
+ *
+ * In any build: FIBERPAR_SCHEDULE=reverse runs the items of scoped and
+ * hierarchical function loops in reverse (an order-dependent result
+ * changes), and correct kernels, row runners too, give the same bits
+ * under every schedule. */
+#include <fiberpar/scoped.h>
+#include <fiberpar/simd.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "racecheck_run.h"
+
+#define GROUPS 4
+#define LOCAL 32
+#define N (GROUPS * LOCAL)
+
+static int32_t input_at(size_t i) {
+  return (int32_t)((i * 2654435761u) >> 22 & 0x3ff);
+}
+
+/* ---- Cases run in the child -----------------------------------------------
+ */
+
+typedef struct case_args {
+  int32_t in[N];
+  int32_t out[N];
+  int32_t sums[GROUPS];
+} case_args;
+
+typedef struct item_ctx {
+  case_args *a;
+  int32_t *word; /* group-local */
+  int32_t *tmp;  /* group-local, one per item */
+  size_t step;
+} item_ctx;
+
+/* Racy: every logical item of one distribute_items writes one local
+ * word. */
+static void same_word_item(const fpar_s_item *si, void *p) {
+  item_ctx *c = p;
+
+  *c->word = (int32_t)fpar_s_item_get_global_id(si, 0); /* the race */
+}
+
+static void same_word_env(fpar_group *g, void *const *mem, void *p) {
+  item_ctx c = {p, mem[0], NULL, 0};
+
+  fpar_distribute_items_and_wait(g, same_word_item, &c);
+}
+
+static void scoped_same_word(fpar_group *g, void *p) {
+  fpar_mem_request r = fpar_require_local_mem(sizeof(int32_t), 0, NULL, 0);
+
+  fpar_memory_environment(g, &r, 1, same_word_env, p);
+}
+
+/* Racy, hierarchical: every work-item adds into one word of the group
+ * function. */
+static void hier_add_item(const fpar_h_item *hi, void *p) {
+  item_ctx *c = p;
+
+  *c->word += c->a->in[fpar_h_item_get_global_id(hi, 0)]; /* the race */
+}
+
+static void hier_same_word(fpar_group *g, void *p) {
+  int32_t sum = 0;
+  item_ctx c = {p, &sum, NULL, 0};
+
+  fpar_parallel_for_work_item(g, hier_add_item, &c);
+  ((case_args *)p)->sums[fpar_group_get_id(g, 0)] = sum;
+}
+
+/* Correct, scoped: a tree reduction in local memory, one item loop and
+ * its wait per step. */
+static void reduce_load(const fpar_s_item *si, void *p) {
+  item_ctx *c = p;
+
+  c->tmp[fpar_s_item_get_innermost_local_id(si, 0)] =
+      c->a->in[fpar_s_item_get_global_id(si, 0)];
+}
+
+static void reduce_step(const fpar_s_item *si, void *p) {
+  item_ctx *c = p;
+  size_t lid = fpar_s_item_get_innermost_local_id(si, 0);
+
+  if (lid < c->step)
+    c->tmp[lid] += c->tmp[lid + c->step];
+}
+
+static void reduce_store(void *p) {
+  item_ctx *c = p;
+
+  c->word[0] = c->tmp[0];
+}
+
+static void reduce_env(fpar_group *g, void *const *mem, void *p) {
+  case_args *a = p;
+  item_ctx c = {a, &a->sums[fpar_group_get_id(g, 0)], mem[0], 0};
+
+  fpar_distribute_items_and_wait(g, reduce_load, &c);
+  for (c.step = LOCAL / 2; c.step > 0; c.step /= 2)
+    fpar_distribute_items_and_wait(g, reduce_step, &c);
+  fpar_single_item(g, reduce_store, &c);
+}
+
+static void scoped_reduce(fpar_group *g, void *p) {
+  fpar_mem_request r =
+      fpar_require_local_mem(LOCAL * sizeof(int32_t), 0, NULL, 0);
+
+  fpar_memory_environment(g, &r, 1, reduce_env, p);
+}
+
+/* Correct: items whose locals are passed by address (each item's frames
+ * are its own), through a function and through a row runner and lanes. */
+static __attribute__((noinline)) void fill_locals(int32_t *v, size_t n,
+                                                  int32_t x) {
+  for (size_t k = 0; k < n; k++)
+    v[k] = x + (int32_t)k;
+}
+
+static void locals_item(const fpar_s_item *si, void *p) {
+  item_ctx *c = p;
+  size_t gid = fpar_s_item_get_global_id(si, 0);
+  int32_t v[16], s = 0;
+
+  fill_locals(v, 16, c->a->in[gid]);
+  for (size_t k = 0; k < 16; k++)
+    s += v[k];
+  c->a->out[gid] = s;
+}
+
+FPAR_DEFINE_ITEMS_ROW(locals_row, locals_item)
+
+static void lanes_block(const fpar_lane_block *b, void *p) {
+  item_ctx *c = p;
+
+  /* The mask's lanes are the first ones: the block's items. */
+  for (unsigned k = 0; k < fpar_vmask_count(b->mask); k++)
+    c->a->out[b->global_first + k] += c->a->in[b->global_first + k];
+}
+
+static void scoped_locals(fpar_group *g, void *p) {
+  item_ctx c = {p, NULL, NULL, 0};
+
+  fpar_distribute_items_and_wait(g, locals_item, &c);
+  fpar_distribute_items_rows(g, locals_row, &c);
+  fpar_group_barrier(g);
+  fpar_distribute_lanes(g, lanes_block, &c);
+}
+
+/* Correct, hierarchical: private memory carried across work-item loops,
+ * and a flexible range of twice the group whose logical items l and
+ * l + LOCAL run on one physical work-item, in order. */
+typedef struct hier_ctx {
+  case_args *a;
+  fpar_private_memory *pm;
+} hier_ctx;
+
+static void hier_load(const fpar_h_item *hi, void *p) {
+  hier_ctx *c = p;
+
+  *(int32_t *)fpar_private_at(c->pm, hi) =
+      c->a->in[fpar_h_item_get_global_id(hi, 0)];
+}
+
+static void hier_twice(const fpar_h_item *hi, void *p) {
+  hier_ctx *c = p;
+
+  *(int32_t *)fpar_private_at(c->pm, hi) += 1; /* twice per work-item */
+}
+
+static void hier_store(const fpar_h_item *hi, void *p) {
+  hier_ctx *c = p;
+
+  c->a->out[fpar_h_item_get_global_id(hi, 0)] =
+      *(const int32_t *)fpar_private_at(c->pm, hi);
+}
+
+static void hier_correct(fpar_group *g, void *p) {
+  hier_ctx c = {p, fpar_private_memory_create(g, sizeof(int32_t))};
+  fpar_range twice = fpar_range1(2 * LOCAL);
+
+  fpar_parallel_for_work_item(g, hier_load, &c);
+  fpar_parallel_for_work_item_range(g, twice, hier_twice, &c);
+  fpar_parallel_for_work_item(g, hier_store, &c);
+}
+
+typedef struct child_case {
+  const char *name;
+  int hierarchical;
+  fpar_group_fn fn;
+  int (*check)(const case_args *a); /* NULL: a racy case, any result */
+} child_case;
+
+static int check_sums(const case_args *a) {
+  for (size_t g = 0; g < GROUPS; g++) {
+    int32_t want = 0;
+    for (size_t i = 0; i < LOCAL; i++)
+      want += a->in[g * LOCAL + i];
+    if (a->sums[g] != want)
+      return 0;
+  }
+  return 1;
+}
+
+static int check_locals(const case_args *a) {
+  for (size_t i = 0; i < N; i++)
+    if (a->out[i] != 16 * a->in[i] + 120 + a->in[i])
+      return 0;
+  return 1;
+}
+
+static int check_hier(const case_args *a) {
+  for (size_t i = 0; i < N; i++)
+    if (a->out[i] != a->in[i] + 2)
+      return 0;
+  return 1;
+}
+
+static const child_case child_cases[] = {
+    {"scoped_same_word", 0, scoped_same_word, NULL},
+    {"hier_same_word", 1, hier_same_word, NULL},
+    {"scoped_reduce", 0, scoped_reduce, check_sums},
+    {"scoped_locals", 0, scoped_locals, check_locals},
+    {"hier_correct", 1, hier_correct, check_hier},
+};
+#define CHILD_CASES (sizeof child_cases / sizeof *child_cases)
+
+/* Run case c on two workers; exit status 0 when its result is exact (or
+ * it has none to check), 1 when it is not, 2 when a call failed. */
+static int run_child_case(const child_case *c) {
+  static case_args a;
+  fpar_runtime *rt;
+  fpar_queue *q;
+  fpar_event *ev;
+  fpar_runtime_opts o;
+  int err;
+
+  for (size_t i = 0; i < N; i++)
+    a.in[i] = input_at(i);
+  fpar_runtime_opts_init(&o);
+  o.num_threads = 2;
+  if (fpar_runtime_create(&rt, &o) != 0 || fpar_queue_create(rt, 0, &q) != 0)
+    return 2;
+  err = c->hierarchical
+            ? fpar_parallel_for_work_group(q, fpar_range1(GROUPS),
+                                           fpar_range1(LOCAL), c->fn, &a, &ev)
+            : fpar_parallel(q, fpar_range1(GROUPS), fpar_range1(LOCAL), c->fn,
+                            &a, &ev);
+  if (err == 0)
+    err = fpar_event_wait(ev);
+  if (err != 0) {
+    fprintf(stderr, "%s: %s\n", c->name, fpar_last_error());
+    return 2;
+  }
+  fpar_event_release(ev);
+  fpar_queue_destroy(q);
+  fpar_runtime_destroy(rt);
+  return c->check == NULL || c->check(&a) ? 0 : 1;
+}
+
+/* ---- Racecheck: the suite's side ------------------------------------------
+ */
+
+static char *run_case(const char *name, int *status) {
+  return fpar_racecheck_run("/proc/self/exe", name, status);
+}
+
+static void expect_race(const char *name, const char *items) {
+  int status;
+  char *out = run_case(name, &status), bad[512];
+
+  ck_assert_msg(strstr(out, "WARNING: ThreadSanitizer: data race") != NULL,
+                "%s: no race reported (status %d):\n%s", name, status, out);
+  ck_assert_msg(fpar_racecheck_top_frames_in(out, "test_racecheck_scoped.c",
+                                             bad, sizeof bad),
+                "%s: a report's top frame is not in the kernel: %s\n%s", name,
+                bad, out);
+  ck_assert_msg(fpar_test_count(out, items) >= 2,
+                "%s: the report does not name two %ss:\n%s", name, items, out);
+  ck_assert_int_eq(status, 66);
+  free(out);
+}
+
+static void expect_clean(const char *name) {
+  int status;
+  char *out = run_case(name, &status);
+
+  ck_assert_msg(strstr(out, "ThreadSanitizer") == NULL,
+                "%s: reported (status %d):\n%s", name, status, out);
+  ck_assert_msg(status == 0, "%s: exit status %d:\n%s", name, status, out);
+  free(out);
+}
+
+START_TEST(test_scoped_same_word) {
+  expect_race("scoped_same_word", "logical item");
+}
+END_TEST
+
+START_TEST(test_hier_same_word) {
+  expect_race("hier_same_word", "work-item");
+}
+END_TEST
+
+START_TEST(test_correct) {
+  static const char *const clean[] = {"scoped_reduce", "scoped_locals",
+                                      "hier_correct"};
+  expect_clean(clean[_i]);
+}
+END_TEST
+
+/* The correct cases give exact results in any build, in this process. */
+START_TEST(test_correct_results) {
+  static const char *const clean[] = {"scoped_reduce", "scoped_locals",
+                                      "hier_correct"};
+  for (size_t k = 0; k < CHILD_CASES; k++)
+    if (strcmp(child_cases[k].name, clean[_i]) == 0)
+      ck_assert_int_eq(run_child_case(&child_cases[k]), 0);
+}
+END_TEST
+
+/* ---- FIBERPAR_SCHEDULE ------------------------------------------------------
+ */
+
+static const char *const schedules[] = {"forward", "reverse", "shuffle:7"};
+#define SCHEDULES (sizeof schedules / sizeof *schedules)
+
+typedef struct order_args {
+  uint32_t last[GROUPS]; /* the item that ran last in each group */
+  uint32_t out[N];
+} order_args;
+
+/* Order-dependent (but free of data races: the word is atomic): the last
+ * item to run leaves its id. */
+static inline void last_item(const fpar_s_item *si, void *p) {
+  order_args *a = p;
+
+  __atomic_store_n(&a->last[fpar_group_get_id(si->group, 0)],
+                   (uint32_t)fpar_s_item_get_innermost_local_id(si, 0),
+                   __ATOMIC_RELAXED);
+}
+
+static void scoped_last(fpar_group *g, void *p) {
+  fpar_distribute_items(g, last_item, p);
+}
+
+static void hier_fn_last(fpar_group *g, void *p) {
+  fpar_parallel_for_work_item(g, last_item, p);
+}
+
+/* Correct: each item writes its own word. */
+static inline void own_word(const fpar_s_item *si, void *p) {
+  order_args *a = p;
+  size_t gid = fpar_s_item_get_global_id(si, 0);
+
+  a->out[gid] = (uint32_t)input_at(gid) * 3u + 1u;
+}
+
+FPAR_DEFINE_ITEMS_ROW(own_row, own_word)
+
+static void scoped_own(fpar_group *g, void *p) {
+  fpar_distribute_items_rows(g, own_row, p);
+  fpar_distribute_items(g, own_word, p);
+}
+
+static void hier_own(fpar_group *g, void *p) {
+  fpar_parallel_for_work_item_rows(g, own_row, p);
+  fpar_parallel_for_work_item(g, own_word, p);
+}
+
+/* Run fn on one worker under FIBERPAR_SCHEDULE=schedule into *a. */
+static void run_under(const char *schedule, int hierarchical, fpar_group_fn fn,
+                      order_args *a) {
+  fpar_test_env e;
+  fpar_event *ev;
+
+  ck_assert_int_eq(setenv("FIBERPAR_SCHEDULE", schedule, 1), 0);
+  fpar_test_env_init(&e, 1);
+  memset(a, 0, sizeof *a);
+  if (hierarchical)
+    ck_assert_fpar_ok(fpar_parallel_for_work_group(
+        e.q, fpar_range1(GROUPS), fpar_range1(LOCAL), fn, a, &ev));
+  else
+    ck_assert_fpar_ok(fpar_parallel(e.q, fpar_range1(GROUPS),
+                                    fpar_range1(LOCAL), fn, a, &ev));
+  fpar_test_wait_ok(ev);
+  fpar_test_env_fini(&e);
+}
+
+static const struct {
+  int hierarchical;
+  fpar_group_fn fn;
+} last_kernels[] = {{0, scoped_last}, {1, hier_fn_last}};
+
+/* Under reverse the last item to run is item 0. */
+START_TEST(test_reverse_moves_items) {
+  order_args a;
+  unsigned g;
+
+  run_under("forward", last_kernels[_i].hierarchical, last_kernels[_i].fn, &a);
+  for (g = 0; g < GROUPS; g++)
+    ck_assert_uint_eq(a.last[g], LOCAL - 1);
+  run_under("reverse", last_kernels[_i].hierarchical, last_kernels[_i].fn, &a);
+  for (g = 0; g < GROUPS; g++)
+    ck_assert_uint_eq(a.last[g], 0);
+}
+END_TEST
+
+START_TEST(test_correct_same_bits) {
+  static order_args ref, a;
+  const int hier = _i;
+  unsigned s;
+
+  run_under("forward", hier, hier ? hier_own : scoped_own, &ref);
+  for (size_t i = 0; i < N; i++)
+    ck_assert_uint_eq(ref.out[i], (uint32_t)input_at(i) * 3u + 1u);
+  for (s = 1; s < SCHEDULES; s++) {
+    run_under(schedules[s], hier, hier ? hier_own : scoped_own, &a);
+    ck_assert_msg(memcmp(a.out, ref.out, sizeof a.out) == 0,
+                  "%s: other results", schedules[s]);
+  }
+}
+END_TEST
+
+static Suite *racecheck_scoped_suite(void) {
+  Suite *s = suite_create("racecheck_scoped");
+  TCase *tc = fpar_test_case("schedule");
+
+  tcase_add_loop_test(tc, test_reverse_moves_items, 0,
+                      (int)(sizeof last_kernels / sizeof *last_kernels));
+  tcase_add_loop_test(tc, test_correct_same_bits, 0, 2);
+  tcase_add_loop_test(tc, test_correct_results, 0, 3);
+  suite_add_tcase(s, tc);
+  if (FPAR_TEST_TSAN) {
+    tc = fpar_test_case("racecheck");
+    tcase_add_test(tc, test_scoped_same_word);
+    tcase_add_test(tc, test_hier_same_word);
+    tcase_add_loop_test(tc, test_correct, 0, 3);
+    suite_add_tcase(s, tc);
+  } else
+    printf("SKIP: the racecheck cases need a ThreadSanitizer build\n");
+  return s;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2) {
+    for (size_t k = 0; k < CHILD_CASES; k++)
+      if (strcmp(argv[1], child_cases[k].name) == 0)
+        return run_child_case(&child_cases[k]);
+    fprintf(stderr, "unknown case %s\n", argv[1]);
+    return 2;
+  }
+  return fpar_test_run(racecheck_scoped_suite());
+}
