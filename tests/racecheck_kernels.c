@@ -6,7 +6,8 @@
  *
  * Racy cases (a forgotten barrier in a tree reduction, as a fiber kernel
  * and as a phase kernel; two work-items writing one local word; a
- * neighbour's local word read before any barrier) are to draw a report.
+ * neighbour's local word read before any barrier; groups adding into one
+ * global word without atomics) are to draw a report.
  * Correct cases (barriers, collectives, sub-group operations, group
  * copies, atomics, ping-pong local buffers) are to draw none and give
  * exact results: the program exits 0 when they do, 1 when a result is
@@ -95,6 +96,20 @@ static void neighbour_before_barrier(fpar_item *it, void *p) {
 
   tmp[lid] = a->in[fpar_global_id(it, 0)];
   a->out[fpar_global_id(it, 0)] = tmp[(lid + 1) % n];
+}
+
+/* Every work-item of every group adds its value into one global word
+ * without an atomic.  Groups on different workers are different threads
+ * for TSan, but whether two groups of this launch overlap on the 2
+ * workers, rather than all run on one worker one after another (which
+ * orders them), depends on the machine's load; the work-items of one
+ * group, each its own fiber whose switches order nothing, race on the
+ * word whatever the placement.  So every work-item adds, not only one
+ * per group, and the race is reported on every run. */
+static void global_word_plain_add(fpar_item *it, void *p) {
+  args *a = p;
+
+  a->out[0] += a->in[fpar_global_id(it, 0)];
 }
 
 /* ---- Correct kernels ---------------------------------------------------- */
@@ -312,6 +327,7 @@ static const race_case cases[] = {
     {"phase_forgotten_barrier", NULL, &phase_forgotten_barrier, NULL},
     {"same_local_word", same_local_word, NULL, NULL},
     {"neighbour_before_barrier", neighbour_before_barrier, NULL, NULL},
+    {"global_word_plain_add", global_word_plain_add, NULL, NULL},
     {"reduce_fixed", reduce_fixed, NULL, check_sums},
     {"phase_fixed", NULL, &phase_fixed, check_sums},
     {"collectives", collectives, NULL, check_collectives},
