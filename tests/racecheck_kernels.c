@@ -6,7 +6,8 @@
  *
  * Racy cases (a forgotten barrier in a tree reduction, as a fiber kernel
  * and as a phase kernel; two work-items writing one local word; a
- * neighbour's local word read before any barrier) are to draw a report.
+ * neighbour's local word read before any barrier; groups adding into one
+ * global word without atomics) are to draw a report.
  * Correct cases (barriers, collectives, sub-group operations, group
  * copies, atomics, ping-pong local buffers) are to draw none and give
  * exact results: the program exits 0 when they do, 1 when a result is
@@ -19,8 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define REDUCE_T int32_t
+#include "reduce_kernels.h"
+
 #define GROUPS 8
-#define LOCAL 64
+#define LOCAL REDUCE_LOCAL
 #define N (GROUPS * LOCAL)
 
 typedef struct args {
@@ -31,9 +35,10 @@ typedef struct args {
 
 /* ---- Racy kernels ------------------------------------------------------- */
 
-/* The tree reduction whose barrier inside the loop is forgotten. */
+/* The tree reduction whose barrier inside the loop is forgotten
+ * (reduce_kernels.h has it right: reduce_fixed). */
 static void reduce_forgotten_barrier(fpar_item *it, void *p) {
-  args *a = p;
+  const reduce_args *a = p;
   size_t lid = fpar_local_id(it, 0), n = fpar_local_range(it, 0);
   int32_t *tmp = fpar_group_local_memory(it, n * sizeof *tmp, 0);
 
@@ -48,18 +53,10 @@ static void reduce_forgotten_barrier(fpar_item *it, void *p) {
     a->out[fpar_group_id(it, 0)] = tmp[0];
 }
 
-typedef struct red_local {
-  int32_t tmp[LOCAL];
-} red_local;
-
-typedef struct red_state {
-  size_t s;
-} red_state;
-
-/* The same reduction as a phase kernel. */
-FPAR_PHASE_KERNEL_LOCAL(phase_forgotten_barrier, it, p, red_state, st,
-                        red_local, lm) {
-  args *a = p;
+/* The same reduction as a phase kernel (right: phase_fixed). */
+FPAR_PHASE_KERNEL_LOCAL(phase_forgotten_barrier, it, p, reduce_state, st,
+                        reduce_local, lm) {
+  const reduce_args *a = p;
   size_t lid = fpar_local_id(it, 0);
   FPAR_PHASE_BEGIN();
   lm->tmp[lid] = a->in[fpar_global_id(it, 0)];
@@ -97,40 +94,24 @@ static void neighbour_before_barrier(fpar_item *it, void *p) {
   a->out[fpar_global_id(it, 0)] = tmp[(lid + 1) % n];
 }
 
+/* Every work-item of every group adds its value into one global word
+ * without an atomic.  Groups on different workers are different threads
+ * for TSan, but whether two groups of this launch overlap on the 2
+ * workers, rather than all run on one worker one after another (which
+ * orders them), depends on the machine's load; the work-items of one
+ * group, each its own fiber whose switches order nothing, race on the
+ * word whatever the placement.  So every work-item adds, not only one
+ * per group, and the race is reported on every run. */
+static void global_word_plain_add(fpar_item *it, void *p) {
+  args *a = p;
+
+  a->out[0] += a->in[fpar_global_id(it, 0)];
+}
+
 /* ---- Correct kernels ---------------------------------------------------- */
 
-/* The tree reduction with its barrier. */
-static void reduce_fixed(fpar_item *it, void *p) {
-  args *a = p;
-  size_t lid = fpar_local_id(it, 0), n = fpar_local_range(it, 0);
-  int32_t *tmp = fpar_group_local_memory(it, n * sizeof *tmp, 0);
-
-  tmp[lid] = a->in[fpar_global_id(it, 0)];
-  fpar_barrier(it);
-  for (size_t s = n / 2; s > 0; s >>= 1) {
-    if (lid < s)
-      tmp[lid] += tmp[lid + s];
-    fpar_barrier(it);
-  }
-  if (lid == 0)
-    a->out[fpar_group_id(it, 0)] = tmp[0];
-}
-
-/* The phase kernel with its barrier. */
-FPAR_PHASE_KERNEL_LOCAL(phase_fixed, it, p, red_state, st, red_local, lm) {
-  args *a = p;
-  size_t lid = fpar_local_id(it, 0);
-  FPAR_PHASE_BEGIN();
-  lm->tmp[lid] = a->in[fpar_global_id(it, 0)];
-  for (st->s = LOCAL / 2; st->s > 0; st->s >>= 1) {
-    FPAR_PHASE_BARRIER();
-    if (lid < st->s)
-      lm->tmp[lid] += lm->tmp[lid + st->s];
-  }
-  if (lid == 0)
-    a->out[fpar_group_id(it, 0)] = lm->tmp[0];
-  FPAR_PHASE_END();
-}
+/* The tree reduction with its barriers, as a fiber kernel and as a phase
+ * kernel: reduce_fixed and phase_fixed of reduce_kernels.h. */
 
 /* Work-group collectives: a reduction, a scan and a broadcast. */
 static void collectives(fpar_item *it, void *p) {
@@ -207,21 +188,22 @@ typedef struct race_case {
   const char *name;
   fpar_kernel_fn kernel;
   const fpar_kernel *def;
+  int reduction; /* takes reduce_args, not args */
   int (*check)(const int32_t *in, const int32_t *out, int counter);
 } race_case;
 
 /* Results of the correct kernels, computed plainly. */
 static int check_sums(const int32_t *in, const int32_t *out, int counter) {
+  int32_t want[GROUPS];
+
   (void)counter;
-  for (size_t g = 0; g < GROUPS; g++) {
-    int32_t sum = 0;
-    for (size_t i = 0; i < LOCAL; i++)
-      sum += in[g * LOCAL + i];
-    if (out[g] != sum) {
-      fprintf(stderr, "group %zu: %d, expected %d\n", g, (int)out[g], (int)sum);
+  reduce_reference(in, want, GROUPS);
+  for (size_t g = 0; g < GROUPS; g++)
+    if (out[g] != want[g]) {
+      fprintf(stderr, "group %zu: %d, expected %d\n", g, (int)out[g],
+              (int)want[g]);
       return 1;
     }
-  }
   return 0;
 }
 
@@ -308,17 +290,18 @@ static int check_ping_pong(const int32_t *in, const int32_t *out, int counter) {
 }
 
 static const race_case cases[] = {
-    {"reduce_forgotten_barrier", reduce_forgotten_barrier, NULL, NULL},
-    {"phase_forgotten_barrier", NULL, &phase_forgotten_barrier, NULL},
-    {"same_local_word", same_local_word, NULL, NULL},
-    {"neighbour_before_barrier", neighbour_before_barrier, NULL, NULL},
-    {"reduce_fixed", reduce_fixed, NULL, check_sums},
-    {"phase_fixed", NULL, &phase_fixed, check_sums},
-    {"collectives", collectives, NULL, check_collectives},
-    {"subgroups", subgroups, NULL, check_subgroups},
-    {"group_copies", group_copies, NULL, check_doubled},
-    {"atomics", atomics, NULL, check_counter},
-    {"ping_pong", ping_pong, NULL, check_ping_pong},
+    {"reduce_forgotten_barrier", reduce_forgotten_barrier, NULL, 1, NULL},
+    {"phase_forgotten_barrier", NULL, &phase_forgotten_barrier, 1, NULL},
+    {"same_local_word", same_local_word, NULL, 0, NULL},
+    {"neighbour_before_barrier", neighbour_before_barrier, NULL, 0, NULL},
+    {"global_word_plain_add", global_word_plain_add, NULL, 0, NULL},
+    {"reduce_fixed", reduce_fixed, NULL, 1, check_sums},
+    {"phase_fixed", NULL, &phase_fixed, 1, check_sums},
+    {"collectives", collectives, NULL, 0, check_collectives},
+    {"subgroups", subgroups, NULL, 0, check_subgroups},
+    {"group_copies", group_copies, NULL, 0, check_doubled},
+    {"atomics", atomics, NULL, 0, check_counter},
+    {"ping_pong", ping_pong, NULL, 0, check_ping_pong},
 };
 
 /* Run case c; returns the exit status of a run of c alone. */
@@ -326,6 +309,7 @@ static int run_case(const race_case *c) {
   int32_t *in = malloc(N * sizeof *in), *out = calloc(N, sizeof *out);
   atomic_int counter;
   args a;
+  reduce_args r;
   fpar_runtime_opts o;
   fpar_runtime *rt;
   fpar_queue *q;
@@ -340,6 +324,8 @@ static int run_case(const race_case *c) {
   a.in = in;
   a.out = out;
   a.counter = &counter;
+  r.in = in;
+  r.out = out;
   fpar_runtime_opts_init(&o);
   o.num_threads = 2;
   o.subgroup_size = 8;
@@ -351,7 +337,7 @@ static int run_case(const race_case *c) {
   d.name = c->name;
   d.kernel = c->kernel;
   d.def = c->def;
-  d.args = &a;
+  d.args = c->reduction ? (void *)&r : (void *)&a;
   d.global = fpar_range1(N);
   d.local = fpar_range1(LOCAL);
   if (fpar_launch(q, &d, &ev) != 0 || fpar_event_wait(ev) != 0) {

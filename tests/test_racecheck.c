@@ -45,17 +45,25 @@ static char *run_kernels(const char *name, int *status) {
 
 /* Whether the top frame (#0) of every access in the report (the lines
  * after "Read of size", "Previous write of size"...) is the kernels' own:
- * none inside the runtime (sched/, lib/). */
+ * none inside the runtime (sched/, lib/).  The location of a heap word
+ * ("Location is heap block of size ...") is followed by its allocation's
+ * stack, the test program's: not an access. */
 static int top_frames_in_kernels(const char *out, char *bad, size_t len) {
   const char *p = out;
 
   while ((p = strstr(p, " of size ")) != NULL) {
-    const char *frame = strchr(p, '\n'), *end;
+    const char *frame = strchr(p, '\n'), *end, *start = p;
     char line[512];
 
     if (frame == NULL)
       break;
+    while (start > out && start[-1] != '\n')
+      start--;
     frame++;
+    if (strncmp(start, "  Location is ", sizeof "  Location is " - 1) == 0) {
+      p = frame;
+      continue;
+    }
     end = strchr(frame, '\n');
     snprintf(line, sizeof line, "%.*s",
              (int)(end != NULL ? (size_t)(end - frame) : strlen(frame)), frame);
@@ -69,6 +77,36 @@ static int top_frames_in_kernels(const char *out, char *bad, size_t len) {
   return 1;
 }
 
+/* Whether every report's summary names a line of racecheck_kernels.c in
+ * the function of kernel `name` (a phase kernel's body is a function
+ * whose name starts with the kernel's). */
+static int summaries_name_kernel_line(const char *out, const char *name,
+                                      char *bad, size_t len) {
+  static const char head[] = "SUMMARY: ThreadSanitizer: data race ";
+  const char *p = out;
+  int seen = 0;
+
+  while ((p = strstr(p, head)) != NULL) {
+    const char *end = strchr(p, '\n'), *file, *in;
+    char line[512];
+
+    snprintf(line, sizeof line, "%.*s",
+             (int)(end != NULL ? (size_t)(end - p) : strlen(p)), p);
+    file = strstr(line, "racecheck_kernels.c:");
+    in = strstr(line, " in ");
+    if (file == NULL || file[sizeof "racecheck_kernels.c:" - 1] < '0' ||
+        file[sizeof "racecheck_kernels.c:" - 1] > '9' || in == NULL ||
+        strncmp(in + 4, name, strlen(name)) != 0) {
+      snprintf(bad, len, "%s", line);
+      return 0;
+    }
+    seen = 1;
+    p += sizeof head - 1;
+  }
+  snprintf(bad, len, "no summary line");
+  return seen;
+}
+
 /* A racy case: reported, in the kernel, naming its work-items. */
 static void expect_race(const char *name) {
   int status;
@@ -79,6 +117,9 @@ static void expect_race(const char *name) {
   ck_assert_msg(top_frames_in_kernels(out, bad, sizeof bad),
                 "%s: a report's top frame is not in the kernel: %s\n%s", name,
                 bad, out);
+  ck_assert_msg(summaries_name_kernel_line(out, name, bad, sizeof bad),
+                "%s: a report names no line of the kernel: %s\n%s", name, bad,
+                out);
   ck_assert_msg(strstr(out, "work-item") != NULL,
                 "%s: the report names no work-item:\n%s", name, out);
   ck_assert_msg(strstr(out, name) != NULL,
@@ -118,6 +159,14 @@ START_TEST(test_neighbour_before_barrier) {
 }
 END_TEST
 
+/* The work-items and groups of a launch adding into one global word with
+ * plain loads and stores (racecheck_kernels.c says why every work-item
+ * adds, so that the report does not hang on how groups are placed). */
+START_TEST(test_global_word_plain_add) {
+  expect_race("global_word_plain_add");
+}
+END_TEST
+
 static const char *const clean_cases[] = {
     "reduce_fixed", "phase_fixed", "collectives", "subgroups",
     "group_copies", "atomics",     "ping_pong"};
@@ -135,6 +184,7 @@ static Suite *racecheck_suite(void) {
   tcase_add_test(tc, test_forgotten_barrier_phase);
   tcase_add_test(tc, test_same_local_word);
   tcase_add_test(tc, test_neighbour_before_barrier);
+  tcase_add_test(tc, test_global_word_plain_add);
   tcase_add_loop_test(tc, test_correct_kernels, 0,
                       (int)(sizeof clean_cases / sizeof clean_cases[0]));
   suite_add_tcase(s, tc);

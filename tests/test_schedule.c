@@ -21,8 +21,11 @@
 
 #include "testutil.h"
 
+#define REDUCE_T float
+#include "reduce_kernels.h"
+
 #define GROUPS 16
-#define LOCAL 64
+#define LOCAL REDUCE_LOCAL
 
 static const char *const schedules[] = {"forward", "reverse", "shuffle:1",
                                         "shuffle:0x2545f4914f6cdd1d"};
@@ -41,15 +44,13 @@ static float value_at(size_t i) {
 
 /* ---- The reductions ------------------------------------------------------ */
 
-typedef struct red_args {
-  const float *in;
-  float *out; /* one sum per group */
-} red_args;
-
-/* The reduction of the README, its barrier inside the loop forgotten when
- * `racy`: a work-item then reads a neighbour's slot before or after the
- * neighbour updated it, as the order of work-items decides. */
-static void tree_reduce(fpar_item *it, const red_args *a, int racy) {
+/* The correct tree reduction is reduce_kernels.h's, as a fiber kernel
+ * (reduce_fixed) and as a phase kernel (phase_fixed).  This is the README's
+ * reduction with the barrier inside its loop forgotten: a work-item reads
+ * a neighbour's slot before or after the neighbour updated it, as the
+ * order of work-items decides. */
+static void reduce_racy(fpar_item *it, void *p) {
+  const reduce_args *a = p;
   size_t lid = fpar_local_id(it, 0);
   float *tmp = fpar_group_local_memory(it, LOCAL * sizeof *tmp, 0);
 
@@ -58,25 +59,16 @@ static void tree_reduce(fpar_item *it, const red_args *a, int racy) {
   for (size_t s = LOCAL / 2; s > 0; s >>= 1) {
     if (lid < s)
       tmp[lid] += tmp[lid + s];
-    if (!racy)
-      fpar_barrier(it);
+    /* forgotten: fpar_barrier(it); */
   }
-  if (racy)
-    fpar_barrier(it);
+  fpar_barrier(it);
   if (lid == 0)
     a->out[fpar_group_id(it, 0)] = tmp[0];
 }
 
-static void reduce_racy(fpar_item *it, void *p) {
-  tree_reduce(it, p, 1);
-}
-static void reduce_ok(fpar_item *it, void *p) {
-  tree_reduce(it, p, 0);
-}
-
 /* The same sum with the collectives: work-group and sub-group. */
 static void reduce_collective(fpar_item *it, void *p) {
-  const red_args *a = p;
+  const reduce_args *a = p;
   float v = a->in[fpar_global_id(it, 0)];
   float g = fpar_group_reduce_add_f32(it, v);
   float s = fpar_sub_group_reduce_add_f32(it, v * 0.5f);
@@ -85,42 +77,6 @@ static void reduce_collective(fpar_item *it, void *p) {
     a->out[fpar_group_id(it, 0)] = g;
   if (fpar_sub_group_local_id(it) == 0)
     a->out[GROUPS + fpar_global_id(it, 0) / fpar_sub_group_size(it)] = s;
-}
-
-typedef struct red_local {
-  float tmp[LOCAL];
-} red_local;
-
-typedef struct red_state {
-  unsigned s;
-} red_state;
-
-FPAR_PHASE_KERNEL_LOCAL(reduce_phase, it, p, red_state, st, red_local, lm) {
-  const red_args *a = p;
-  const size_t lid = fpar_local_id(it, 0);
-
-  FPAR_PHASE_BEGIN();
-  lm->tmp[lid] = a->in[fpar_global_id(it, 0)];
-  for (st->s = LOCAL / 2; st->s > 0; st->s >>= 1) {
-    FPAR_PHASE_BARRIER();
-    if (lid < st->s)
-      lm->tmp[lid] += lm->tmp[lid + st->s];
-  }
-  if (lid == 0)
-    a->out[fpar_group_id(it, 0)] = lm->tmp[0];
-  FPAR_PHASE_END();
-}
-
-/* Sums of the reference, in the tree's order. */
-static void reference_sums(const float *in, float *out) {
-  for (size_t g = 0; g < GROUPS; g++) {
-    float tmp[LOCAL];
-    memcpy(tmp, in + g * LOCAL, sizeof tmp);
-    for (size_t s = LOCAL / 2; s > 0; s >>= 1)
-      for (size_t i = 0; i < s; i++)
-        tmp[i] += tmp[i + s];
-    out[g] = tmp[0];
-  }
 }
 
 static float *make_input(void) {
@@ -137,7 +93,7 @@ static void run_sums(const char *schedule, fpar_kernel_fn k,
                      const fpar_kernel *def, const float *in, float *out,
                      size_t nout) {
   fpar_test_env e;
-  red_args a = {in, out};
+  reduce_args a = {in, out};
   fpar_event *ev;
 
   memset(out, 0xff, nout * sizeof *out);
@@ -163,7 +119,7 @@ START_TEST(test_racy_reduction_changes) {
     return;
   }
 
-  reference_sums(in, want);
+  reduce_reference(in, want, GROUPS);
   run_sums("forward", reduce_racy, NULL, in, fwd, GROUPS);
   run_sums("reverse", reduce_racy, NULL, in, rev, GROUPS);
   for (size_t g = 0; g < GROUPS; g++)
@@ -187,13 +143,13 @@ START_TEST(test_correct_kernels_agree) {
   float first[GROUPS + GROUPS * LOCAL];
   const size_t n = GROUPS + GROUPS * LOCAL;
 
-  reference_sums(in, want);
+  reduce_reference(in, want, GROUPS);
   for (size_t s = 0; s < SCHEDULES; s++) {
-    run_sums(schedules[s], reduce_ok, NULL, in, got, GROUPS);
+    run_sums(schedules[s], reduce_fixed, NULL, in, got, GROUPS);
     ck_assert_msg(memcmp(got, want, sizeof want) == 0,
                   "barrier reduction under %s differs from the reference",
                   schedules[s]);
-    run_sums(schedules[s], NULL, &reduce_phase, in, got, GROUPS);
+    run_sums(schedules[s], NULL, &phase_fixed, in, got, GROUPS);
     ck_assert_msg(memcmp(got, want, sizeof want) == 0,
                   "phase reduction under %s differs from the reference",
                   schedules[s]);
