@@ -42,19 +42,27 @@ static inline char *fpar_racecheck_run(const char *prog, const char *name,
 
 /* Whether the top frame (#0) of every access of every report in out (the
  * line after "Read of size", "Previous write of size"...) is in `file`:
- * none inside the runtime.  Else the first other frame goes to bad. */
+ * none inside the runtime.  Else that frame goes to bad.  The location of
+ * a heap word ("Location is heap block of size ...") is followed by its
+ * allocation's stack, the test program's: not an access. */
 static inline int fpar_racecheck_top_frames_in(const char *out,
                                                const char *file, char *bad,
                                                size_t len) {
   const char *p = out;
 
   while ((p = strstr(p, " of size ")) != NULL) {
-    const char *frame = strchr(p, '\n'), *end;
+    const char *frame = strchr(p, '\n'), *end, *start = p;
     size_t n;
 
     if (frame == NULL)
       break;
+    while (start > out && start[-1] != '\n')
+      start--;
     frame++;
+    if (strncmp(start, "  Location is ", sizeof "  Location is " - 1) == 0) {
+      p = frame;
+      continue;
+    }
     end = strchr(frame, '\n');
     n = end != NULL ? (size_t)(end - frame) : strlen(frame);
     snprintf(bad, len, "%.*s", (int)n, frame);

@@ -6,76 +6,11 @@
  * (tests/racecheck_kernels.c) run in a program of their own whose
  * standard error goes to a file; the suite skips (77) outside a TSan
  * build. */
-#include <sys/wait.h>
-
-#include "testutil.h"
+#include "racecheck_run.h"
 
 #ifndef RACECHECK_KERNELS
 #define RACECHECK_KERNELS "tests/racecheck_kernels"
 #endif
-
-/* Run case `name` of the kernels program; returns its standard error
- * (to free) and *status its exit status. */
-static char *run_kernels(const char *name, int *status) {
-  char path[] = "/tmp/fpar_racecheck_XXXXXX";
-  int fd = mkstemp(path), ws;
-  pid_t pid;
-  char *out;
-
-  ck_assert_int_ge(fd, 0);
-  pid = fork();
-  ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    dup2(fd, 2);
-    /* Every report, not just the first: none may be the runtime's. */
-    setenv("TSAN_OPTIONS", "halt_on_error=0:exitcode=66", 1);
-    execl(RACECHECK_KERNELS, RACECHECK_KERNELS, name, (char *)NULL);
-    _exit(127);
-  }
-  close(fd);
-  ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
-  ck_assert_msg(WIFEXITED(ws), "%s: killed by signal %d", name,
-                WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
-  *status = WEXITSTATUS(ws);
-  out = fpar_test_read_file(path);
-  unlink(path);
-  ck_assert_ptr_nonnull(out);
-  return out;
-}
-
-/* Whether the top frame (#0) of every access in the report (the lines
- * after "Read of size", "Previous write of size"...) is the kernels' own:
- * none inside the runtime (sched/, lib/).  The location of a heap word
- * ("Location is heap block of size ...") is followed by its allocation's
- * stack, the test program's: not an access. */
-static int top_frames_in_kernels(const char *out, char *bad, size_t len) {
-  const char *p = out;
-
-  while ((p = strstr(p, " of size ")) != NULL) {
-    const char *frame = strchr(p, '\n'), *end, *start = p;
-    char line[512];
-
-    if (frame == NULL)
-      break;
-    while (start > out && start[-1] != '\n')
-      start--;
-    frame++;
-    if (strncmp(start, "  Location is ", sizeof "  Location is " - 1) == 0) {
-      p = frame;
-      continue;
-    }
-    end = strchr(frame, '\n');
-    snprintf(line, sizeof line, "%.*s",
-             (int)(end != NULL ? (size_t)(end - frame) : strlen(frame)), frame);
-    if (strstr(line, "#0 ") == NULL ||
-        strstr(line, "racecheck_kernels.c") == NULL) {
-      snprintf(bad, len, "%s", line);
-      return 0;
-    }
-    p = frame;
-  }
-  return 1;
-}
 
 /* Whether every report's summary names a line of racecheck_kernels.c in
  * the function of kernel `name` (a phase kernel's body is a function
@@ -110,13 +45,13 @@ static int summaries_name_kernel_line(const char *out, const char *name,
 /* A racy case: reported, in the kernel, naming its work-items. */
 static void expect_race(const char *name) {
   int status;
-  char *out = run_kernels(name, &status), bad[512];
+  char *out = fpar_racecheck_run(RACECHECK_KERNELS, name, &status), bad[512];
 
   ck_assert_msg(strstr(out, "WARNING: ThreadSanitizer: data race") != NULL,
                 "%s: no race reported (status %d):\n%s", name, status, out);
-  ck_assert_msg(top_frames_in_kernels(out, bad, sizeof bad),
-                "%s: a report's top frame is not in the kernel: %s\n%s", name,
-                bad, out);
+  ck_assert_msg(
+      fpar_racecheck_top_frames_in(out, "racecheck_kernels.c", bad, sizeof bad),
+      "%s: a report's top frame is not in the kernel: %s\n%s", name, bad, out);
   ck_assert_msg(summaries_name_kernel_line(out, name, bad, sizeof bad),
                 "%s: a report names no line of the kernel: %s\n%s", name, bad,
                 out);
@@ -131,7 +66,7 @@ static void expect_race(const char *name) {
 /* A correct case: no report, exact results. */
 static void expect_clean(const char *name) {
   int status;
-  char *out = run_kernels(name, &status);
+  char *out = fpar_racecheck_run(RACECHECK_KERNELS, name, &status);
 
   ck_assert_msg(strstr(out, "ThreadSanitizer") == NULL,
                 "%s: reported (status %d):\n%s", name, status, out);
