@@ -472,6 +472,30 @@ typedef struct fpar_phase_no_state {
 /* The group's loops for a phase: uniform where the states allow it, each
  * resume index below 8 apart, the calls on a private copy of the
  * arguments (own: 1) or on the launch's (own: 0). */
+/* Whether the kernel is compiled with AddressSanitizer (GCC, clang). */
+#if defined(__SANITIZE_ADDRESS__)
+#define FPAR__PHASE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FPAR__PHASE_ASAN 1
+#endif
+#endif
+#ifndef FPAR__PHASE_ASAN
+#define FPAR__PHASE_ASAN 0
+#endif
+
+#if FPAR__PHASE_ASAN
+/* Under AddressSanitizer every inlined loop keeps its locals apart, with
+ * redzones, in the row function's frame: the 34 loops of the fast
+ * dispatch below took 70 KB, more than a fiber's stack.  One generic loop
+ * per argument variant runs every phase there, each call's state in
+ * place (always correct; the other loops are only faster). */
+#define FPAR__PHASE_DISPATCH(name, step, own)                                  \
+  (void)fpar_uniform_;                                                         \
+  return name##_fpar_group_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,      \
+                            fpar_stops_, fpar_resume_, FPAR__PHASE_PLAIN,      \
+                            own);
+#else
 #define FPAR__PHASE_DISPATCH(name, step, own)                                  \
   if (fpar_uniform_ && (step) == 1) {                                          \
     switch (fpar_resume_) {                                                    \
@@ -485,6 +509,7 @@ typedef struct fpar_phase_no_state {
                               fpar_stops_, fpar_resume_, FPAR__PHASE_PLAIN,    \
                               own);                                            \
   }
+#endif
 
 /* Resume indices 0 to 7, where the body's switch folds. */
 #define FPAR__PHASE_CASES(name, way, own)                                      \
