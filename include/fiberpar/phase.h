@@ -334,11 +334,9 @@ typedef struct fpar_phase_no_state {
           fpar_item_seek(&fpar_row_, fpar_x_, lanes_at(fpar_x_, fpar_lr_[0]),  \
                          (local_size) != 0);                                   \
           fpar_phase_poison_stack();                                           \
-          fpar_stp_[fpar_j_] = name##_fpar_outline_(                           \
+          FPAR__PHASE_RECORD(name##_fpar_outline_(                             \
               &fpar_row_, fpar_args_, fpar_lm_, &fpar_sts_[fpar_j_],           \
-              fpar_resume_, &fpar_site_);                                      \
-          fpar_or_ |= fpar_stp_[fpar_j_];                                      \
-          fpar_and_ &= fpar_stp_[fpar_j_];                                     \
+              fpar_resume_, &fpar_site_))                                      \
         }                                                                      \
       } else {                                                                 \
         /* Work-items in chunks whose count the compiler knows (scalar         \
@@ -438,9 +436,7 @@ typedef struct fpar_phase_no_state {
                                    fpar_resume_, &fpar_site_);                 \
     if (fpar_way_ == FPAR__PHASE_UNIFORM)                                      \
       fpar_sts_[fpar_j_] = fpar_st_;                                           \
-    fpar_stp_[fpar_j_] = fpar_stop_;                                           \
-    fpar_or_ |= fpar_stop_;                                                    \
-    fpar_and_ &= fpar_stop_;                                                   \
+    FPAR__PHASE_RECORD(fpar_stop_)                                             \
   }
 
 /* The same call out of line (the work-items after the last chunk of a
@@ -459,19 +455,21 @@ typedef struct fpar_phase_no_state {
     fpar_stop_ =                                                               \
         name##_fpar_outline_(&fpar_one_, fpar_args_, fpar_lm_,                 \
                              &fpar_sts_[fpar_j_], fpar_resume_, &fpar_site_);  \
-    fpar_stp_[fpar_j_] = fpar_stop_;                                           \
-    fpar_or_ |= fpar_stop_;                                                    \
-    fpar_and_ &= fpar_stop_;                                                   \
+    FPAR__PHASE_RECORD(fpar_stop_)                                             \
   }
+
+/* Record where call fpar_j_ of the row stopped, and fold it into the
+ * group's or and and. */
+#define FPAR__PHASE_RECORD(stop)                                               \
+  fpar_stp_[fpar_j_] = (stop);                                                 \
+  fpar_or_ |= fpar_stp_[fpar_j_];                                              \
+  fpar_and_ &= fpar_stp_[fpar_j_];
 
 /* The ways a group's loops run a phase. */
 #define FPAR__PHASE_PLAIN 0   /* each call's state in place */
 #define FPAR__PHASE_UNIFORM 1 /* each call from a copy of call 0's state */
 #define FPAR__PHASE_DEBUG 2   /* in reverse, out of line, stack poisoned */
 
-/* The group's loops for a phase: uniform where the states allow it, each
- * resume index below 8 apart, the calls on a private copy of the
- * arguments (own: 1) or on the launch's (own: 0). */
 /* Whether the kernel is compiled with AddressSanitizer (GCC, clang). */
 #if defined(__SANITIZE_ADDRESS__)
 #define FPAR__PHASE_ASAN 1
@@ -484,6 +482,9 @@ typedef struct fpar_phase_no_state {
 #define FPAR__PHASE_ASAN 0
 #endif
 
+/* The group's loops for a phase: uniform where the states allow it, each
+ * resume index below 8 apart, the calls on a private copy of the
+ * arguments (own: 1) or on the launch's (own: 0). */
 #if FPAR__PHASE_ASAN
 /* Under AddressSanitizer every inlined loop keeps its locals apart, with
  * redzones, in the row function's frame: the 34 loops of the fast
