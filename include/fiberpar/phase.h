@@ -60,6 +60,10 @@
  *    first barrier, keeping the pointer in the state.  A request of an
  *    object that exists, and fpar_local_buffer(), are inline reads that
  *    phase loops hoist; creating an object is a call.
+ *  - `lm` and `st` are restrict pointers: the body reaches the local
+ *    struct only through lm and its state only through st (OpenCL's
+ *    __local memory is an address space of its own), so the compiler may
+ *    keep their fields in registers across stores to global memory.
  *  - Inside a phase kernel the barrier is FPAR_PHASE_BARRIER(), never
  *    fpar_barrier() (which fails the launch when it runs as loops); a
  *    bare `break` outside your own loops and switches leaves the kernel.
@@ -235,7 +239,8 @@ typedef struct fpar_phase_no_state {
                          local_type, lm)                                       \
   FPAR__ALWAYS_INLINE unsigned name##_fpar_body_(                              \
       item_type *it FPAR__UNUSED, void *args FPAR__UNUSED,                     \
-      local_type *lm FPAR__UNUSED, state_type *st FPAR__UNUSED,                \
+      local_type *__restrict lm FPAR__UNUSED,                                  \
+      state_type *__restrict st FPAR__UNUSED,                                  \
       unsigned fpar_resume_ FPAR__UNUSED,                                      \
       const char **fpar_site_ FPAR__UNUSED)
 
