@@ -141,8 +141,8 @@ FPAR_EXTERN void fpar_phase_poison_stack(void);
  * \param ref the local linear id of the work-item it differs from.
  * \param site the barrier's "file:line".
  */
-FPAR_EXTERN _Noreturn void fpar_phase_nonuniform(size_t item, size_t ref,
-                                                 const char *site);
+FPAR_EXTERN __attribute__((noreturn)) void
+fpar_phase_nonuniform(size_t item, size_t ref, const char *site);
 
 /* ---- Phase kernels ------------------------------------------------------ */
 
@@ -407,10 +407,8 @@ typedef struct fpar_phase_no_state {
     size_t fpar_r_;                                                            \
     int fpar_j_;                                                               \
     FPAR__PHASE_OWN_ARGS(fpar_own_args_)                                       \
-    if (has_u)                                                                 \
-      fpar_u0_ = *fpar_ug_;                                                    \
-    else                                                                       \
-      __builtin_memset(&fpar_u0_, 0, sizeof fpar_u0_);                         \
+    static const uniform_type fpar_uzero_ = {0};                               \
+    fpar_u0_ = (has_u) ? *fpar_ug_ : fpar_uzero_;                              \
     fpar_ulast_ = fpar_u0_;                                                    \
     fpar__view_copy(&fpar_row_, &fpar_view_);                                  \
     for (fpar_r_ = 0; fpar_r_ < fpar_rows_; fpar_r_++) {                       \
