@@ -129,13 +129,19 @@ typedef struct pf_local {
   int prev[PF_BLOCK], result[PF_BLOCK];
 } pf_local;
 
+/* What every work-item holds alike: the step. */
+typedef struct pf_uniform {
+  int i;
+} pf_uniform;
+
 typedef struct pf_state {
-  int i, computed;
+  int computed;
 } pf_state;
 
 #define IN_RANGE(x, min, max) ((x) >= (min) && (x) <= (max))
 
-FPAR_PHASE_KERNEL_LOCAL(pathfinder_port, it, args, pf_state, st, pf_local, lm) {
+FPAR_PHASE_KERNEL_LOCAL_UNIFORM(pathfinder_port, it, args, pf_uniform, u,
+                                pf_state, st, pf_local, lm) {
   const pf_args *a = args;
   const int BLOCK_SIZE = (int)fpar_local_range(it, 0), cols = a->cols;
   const int bx = (int)fpar_group_id(it, 0), tx = (int)fpar_local_id(it, 0);
@@ -156,16 +162,16 @@ FPAR_PHASE_KERNEL_LOCAL(pathfinder_port, it, args, pf_state, st, pf_local, lm) {
   if (IN_RANGE(xidx, 0, cols - 1))
     lm->prev[tx] = a->src[xidx];
   FPAR_PHASE_BARRIER();
-  for (st->i = 0; st->i < iteration; st->i++) {
+  for (u->i = 0; u->i < iteration; u->i++) {
     st->computed = 0;
-    if (IN_RANGE(tx, st->i + 1, BLOCK_SIZE - st->i - 2) && isValid) {
+    if (IN_RANGE(tx, u->i + 1, BLOCK_SIZE - u->i - 2) && isValid) {
       int shortest = pf_min(pf_min(lm->prev[W], lm->prev[tx]), lm->prev[E]);
 
       st->computed = 1;
-      lm->result[tx] = shortest + a->wall[cols * (a->t + st->i) + xidx];
+      lm->result[tx] = shortest + a->wall[cols * (a->t + u->i) + xidx];
     }
     FPAR_PHASE_BARRIER();
-    if (st->i == iteration - 1)
+    if (u->i == iteration - 1)
       break;
     if (st->computed)
       lm->prev[tx] = lm->result[tx];

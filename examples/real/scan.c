@@ -7,7 +7,8 @@
  * OpenCL (scan.cl): SHOC's kernels (bottom_scan as an exclusive scan; in
  * SHOC it is inclusive): 19 barriers per window of 1024 ints.
  * port: the same three kernels as phase kernels; scan.cl's helper with
- * barriers (scanLocalMem) becomes a macro of phase code.
+ * barriers (scanLocalMem) becomes a macro of phase code; what every
+ * work-item holds alike (window, seed, step) is the uniform part.
  * best: the same three steps as scoped groups (fpar_parallel) over the
  * same 64 regions: sums in lane vectors, the region scanned a vector at a
  * time with a lane scan (fpar_vi32_scan_add), no barrier.
@@ -146,13 +147,14 @@ FPAR_PHASE_KERNEL_LOCAL(scan_port_reduce, it, args, scan_reduce_state, st,
 
 /* scan.cl's scanLocalMem as phase code (a function cannot hold a phase
  * kernel's barriers): dst = the exclusive (1) or inclusive (0) scan of val
- * over the group, through lm->lmem; st->d and st->t cross its barriers. */
+ * over the group, through lm->lmem; the loop's u->d (the same in every
+ * work-item) and st->t cross its barriers. */
 #define SCAN_LOCAL_MEM(dst, val, exclusive)                                    \
   lm->lmem[lid] = 0;                                                           \
   lm->lmem[lid + size] = (val);                                                \
   FPAR_PHASE_BARRIER();                                                        \
-  for (st->d = 1; st->d < size; st->d *= 2) {                                  \
-    st->t = lm->lmem[lid + size - st->d];                                      \
+  for (u->d = 1; u->d < size; u->d *= 2) {                                     \
+    st->t = lm->lmem[lid + size - u->d];                                       \
     FPAR_PHASE_BARRIER();                                                      \
     lm->lmem[lid + size] += st->t;                                             \
     FPAR_PHASE_BARRIER();                                                      \
@@ -164,12 +166,17 @@ typedef struct scan_local {
   int s_seed;
 } scan_local;
 
+/* What every work-item holds alike: the scan's step. */
+typedef struct scan_top_uniform {
+  int d;
+} scan_top_uniform;
+
 typedef struct scan_top_state {
-  int val, d, t;
+  int val, t;
 } scan_top_state;
 
-FPAR_PHASE_KERNEL_LOCAL(scan_port_top, it, args, scan_top_state, st, scan_local,
-                        lm) {
+FPAR_PHASE_KERNEL_LOCAL_UNIFORM(scan_port_top, it, args, scan_top_uniform, u,
+                                scan_top_state, st, scan_local, lm) {
   const scan_args *a = args;
   const int lid = (int)fpar_local_id(it, 0),
             size = (int)fpar_local_range(it, 0);
@@ -182,12 +189,18 @@ FPAR_PHASE_KERNEL_LOCAL(scan_port_top, it, args, scan_top_state, st, scan_local,
   FPAR_PHASE_END();
 }
 
+/* What every work-item holds alike: the window, its seed and the scan's
+ * step. */
+typedef struct scan_bottom_uniform {
+  int window, seed, d;
+} scan_bottom_uniform;
+
 typedef struct scan_bottom_state {
-  int v[4], seed, i, window, res, d, t;
+  int v[4], i, res, t;
 } scan_bottom_state;
 
-FPAR_PHASE_KERNEL_LOCAL(scan_port_bottom, it, args, scan_bottom_state, st,
-                        scan_local, lm) {
+FPAR_PHASE_KERNEL_LOCAL_UNIFORM(scan_port_bottom, it, args, scan_bottom_uniform,
+                                u, scan_bottom_state, st, scan_local, lm) {
   const scan_args *a = args;
   const int lid = (int)fpar_local_id(it, 0),
             size = (int)fpar_local_range(it, 0);
@@ -199,14 +212,14 @@ FPAR_PHASE_KERNEL_LOCAL(scan_port_bottom, it, args, scan_bottom_state, st,
 
   FPAR_PHASE_BEGIN();
   st->i = block_start + lid;
-  st->window = block_start;
-  st->seed = a->isums[g];
-  while (st->window < block_stop) {
+  u->window = block_start;
+  u->seed = a->isums[g];
+  while (u->window < block_stop) {
     for (int k = 0; k < 4; k++)
       st->v[k] = st->i < block_stop ? a->in[4 * st->i + k] : 0;
     SCAN_LOCAL_MEM(st->res, st->v[0] + st->v[1] + st->v[2] + st->v[3], 1);
     if (st->i < block_stop) {
-      int *o = a->out + 4 * st->i, acc = st->res + st->seed;
+      int *o = a->out + 4 * st->i, acc = st->res + u->seed;
 
       for (int k = 0; k < 4; k++) {
         o[k] = acc;
@@ -216,10 +229,10 @@ FPAR_PHASE_KERNEL_LOCAL(scan_port_bottom, it, args, scan_bottom_state, st,
     FPAR_PHASE_BARRIER();
     if (lid == size - 1)
       lm->s_seed =
-          st->res + st->seed + st->v[0] + st->v[1] + st->v[2] + st->v[3];
+          st->res + u->seed + st->v[0] + st->v[1] + st->v[2] + st->v[3];
     FPAR_PHASE_BARRIER();
-    st->seed = lm->s_seed;
-    st->window += size;
+    u->seed = lm->s_seed;
+    u->window += size;
     st->i += size;
   }
   FPAR_PHASE_END();

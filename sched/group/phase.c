@@ -185,6 +185,20 @@ void fpar__phase_barrier_misuse(fpar__worker *w, size_t i, const char *site) {
                     i, fpar__site_name(site));
 }
 
+void fpar_phase_nonuniform(size_t item, size_t ref, const char *site) {
+  fpar__worker *w = fpar__self;
+
+  /* Only a phase runner calls it, on a worker, inside a group. */
+  if (w == NULL || w->launch == NULL)
+    abort();
+  fpar__group_abort(w, FPAR_EDIVERGENCE,
+                    "work-item %zu leaves the group-uniform state different "
+                    "from work-item %zu at the barrier at %s; values of "
+                    "FPAR_PHASE_KERNEL_UNIFORM's uniform part must be the "
+                    "same in every work-item",
+                    item, ref, fpar__site_name(site));
+}
+
 void fpar_phase_poison_stack(void) {
   unsigned char area[4096];
 
