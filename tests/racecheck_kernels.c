@@ -7,13 +7,17 @@
  * Racy cases (a forgotten barrier in a tree reduction, as a fiber kernel
  * and as a phase kernel; two work-items writing one local word; a
  * neighbour's local word read before any barrier; groups adding into one
- * global word without atomics) are to draw a report.
+ * global word without atomics; two work-items of a barrier-free
+ * FPAR_KERNEL, and two calls of a lane kernel, writing one word) are to
+ * draw a report.
  * Correct cases (barriers, collectives, sub-group operations, group
- * copies, atomics, ping-pong local buffers) are to draw none and give
+ * copies, atomics, ping-pong local buffers, a barrier-free FPAR_KERNEL
+ * and a lane kernel) are to draw none and give
  * exact results: the program exits 0 when they do, 1 when a result is
  * wrong, 2 on a usage or launch error.  Without a case it runs every
  * correct case (so in make check of any build). */
 #include <fiberpar.h>
+#include <fiberpar/simd.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -94,6 +98,29 @@ static void neighbour_before_barrier(fpar_item *it, void *p) {
   a->out[fpar_global_id(it, 0)] = tmp[(lid + 1) % n];
 }
 
+/* Work-items 0 and 1 write one global word, in a barrier-free
+ * FPAR_KERNEL: the form whose groups run through the kernel's row runner
+ * in a normal build (a loop over the group's rows with the body
+ * inlined); under racecheck each work-item is its own identity all the
+ * same. */
+FPAR_KERNEL(row_kernel_same_word, it, p) {
+  args *a = p;
+  size_t lid = fpar_local_id(it, 0);
+
+  if (lid < 2)
+    a->out[fpar_group_id(it, 0)] = (int32_t)lid; /* the race */
+}
+
+/* The first two calls (sub-groups) of a lane kernel write one global
+ * word: two identities of one group. */
+FPAR_LANE_KERNEL(lane_kernel_same_word, lk, p) {
+  args *a = p;
+  size_t x = fpar_local_id(lk->it, 0);
+
+  if (x < 2 * FPAR_SIMD_WIDTH)
+    a->out[fpar_group_id(lk->it, 0)] = (int32_t)x; /* the race */
+}
+
 /* Every work-item of every group adds its value into one global word
  * without an atomic.  Groups on different workers are different threads
  * for TSan, but whether two groups of this launch overlap on the 2
@@ -109,6 +136,22 @@ static void global_word_plain_add(fpar_item *it, void *p) {
 }
 
 /* ---- Correct kernels ---------------------------------------------------- */
+
+/* A barrier-free FPAR_KERNEL and a lane kernel, each work-item writing
+ * its own word. */
+FPAR_KERNEL(row_kernel_doubled, it, p) {
+  args *a = p;
+  size_t gid = fpar_global_id(it, 0);
+
+  a->out[gid] = 2 * a->in[gid];
+}
+
+FPAR_LANE_KERNEL(lane_kernel_doubled, lk, p) {
+  args *a = p;
+  fpar_vi32 v = fpar_vi32_load_mask(&a->in[lk->global_first], lk->mask);
+
+  fpar_vi32_store_mask(&a->out[lk->global_first], v + v, lk->mask);
+}
 
 /* The tree reduction with its barriers, as a fiber kernel and as a phase
  * kernel: reduce_fixed and phase_fixed of reduce_kernels.h. */
@@ -295,6 +338,8 @@ static const race_case cases[] = {
     {"same_local_word", same_local_word, NULL, 0, NULL},
     {"neighbour_before_barrier", neighbour_before_barrier, NULL, 0, NULL},
     {"global_word_plain_add", global_word_plain_add, NULL, 0, NULL},
+    {"row_kernel_same_word", NULL, &row_kernel_same_word, 0, NULL},
+    {"lane_kernel_same_word", NULL, &lane_kernel_same_word, 0, NULL},
     {"reduce_fixed", reduce_fixed, NULL, 1, check_sums},
     {"phase_fixed", NULL, &phase_fixed, 1, check_sums},
     {"collectives", collectives, NULL, 0, check_collectives},
@@ -302,6 +347,8 @@ static const race_case cases[] = {
     {"group_copies", group_copies, NULL, 0, check_doubled},
     {"atomics", atomics, NULL, 0, check_counter},
     {"ping_pong", ping_pong, NULL, 0, check_ping_pong},
+    {"row_kernel_doubled", NULL, &row_kernel_doubled, 0, check_doubled},
+    {"lane_kernel_doubled", NULL, &lane_kernel_doubled, 0, check_doubled},
 };
 
 /* Run case c; returns the exit status of a run of c alone. */

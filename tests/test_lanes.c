@@ -1363,14 +1363,17 @@ static size_t block_global_linear(const fpar_lane_block *b) {
 }
 
 /* Load the block into local memory and add its sum to the private object
- * of its row's first item (b->si). */
+ * of its row's first item (b->si).  The blocks of a row add into that one
+ * word: atomics, as the blocks of one distribute_lanes are unordered
+ * (racecheck, which checks each block on its own, reports plain
+ * additions). */
 static inline void reduce_load_block(const fpar_lane_block *b, void *p) {
   scoped_reduce_ctx *c = p;
   fpar_vi32 v = fpar_vi32_load_mask(c->a->in + block_global_linear(b), b->mask);
 
   fpar_vi32_store_mask(c->scratch + block_row_offset(b) + b->first, v, b->mask);
-  *(int32_t *)fpar_private_at(c->rows, b->si) +=
-      fpar_vi32_reduce_add(v, b->mask);
+  __atomic_fetch_add((int32_t *)fpar_private_at(c->rows, b->si),
+                     fpar_vi32_reduce_add(v, b->mask), __ATOMIC_RELAXED);
 }
 
 /* Fold the upper half of the row's live values onto the lower half. */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* test_racecheck.c - racecheck (issue 24): in a ThreadSanitizer build,
  * races between the work-items of a group are reported, at the kernel's
- * lines, with the work-items named, and nothing inside the runtime; the
- * correct kernels draw no report and give exact results.  The kernels
+ * lines, with the work-items named, and nothing inside the runtime, in
+ * every form (fiber and phase kernels, FPAR_KERNEL's barrier-free groups
+ * and lane kernels); the correct kernels draw no report and give exact
+ * results.  The kernels
  * (tests/racecheck_kernels.c) run in a program of their own whose
  * standard error goes to a file; the suite skips (77) outside a TSan
  * build. */
@@ -102,9 +104,24 @@ START_TEST(test_global_word_plain_add) {
 }
 END_TEST
 
+/* Two work-items of a barrier-free FPAR_KERNEL, whose groups a normal
+ * build runs through the kernel's row runner, write one word: each
+ * work-item is an identity of its own. */
+START_TEST(test_row_kernel_same_word) {
+  expect_race("row_kernel_same_word");
+}
+END_TEST
+
+/* Two calls (sub-groups) of a lane kernel write one word. */
+START_TEST(test_lane_kernel_same_word) {
+  expect_race("lane_kernel_same_word");
+}
+END_TEST
+
 static const char *const clean_cases[] = {
-    "reduce_fixed", "phase_fixed", "collectives", "subgroups",
-    "group_copies", "atomics",     "ping_pong"};
+    "reduce_fixed", "phase_fixed",        "collectives",
+    "subgroups",    "group_copies",       "atomics",
+    "ping_pong",    "row_kernel_doubled", "lane_kernel_doubled"};
 
 START_TEST(test_correct_kernels) {
   expect_clean(clean_cases[_i]);
@@ -120,6 +137,8 @@ static Suite *racecheck_suite(void) {
   tcase_add_test(tc, test_same_local_word);
   tcase_add_test(tc, test_neighbour_before_barrier);
   tcase_add_test(tc, test_global_word_plain_add);
+  tcase_add_test(tc, test_row_kernel_same_word);
+  tcase_add_test(tc, test_lane_kernel_same_word);
   tcase_add_loop_test(tc, test_correct_kernels, 0,
                       (int)(sizeof clean_cases / sizeof clean_cases[0]));
   suite_add_tcase(s, tc);

@@ -8,9 +8,12 @@
  * are reported, at the kernel's line and naming the items; correct
  * kernels (item loops with _and_wait, private memory, row runners, lanes,
  * a flexible hierarchical range, items with locals whose address they
- * pass on) draw no report and give exact results.  The cases run in a
- * child (this program with the case's name) whose standard error is read;
- * those tests skip outside a TSan build.
+ * pass on) draw no report and give exact results.  Row runners made by
+ * FPAR_DEFINE_ITEMS_ROW run each item as a call of its own there, and
+ * lanes runners each block of W items: two items of one runner, and two
+ * blocks of one fpar_distribute_lanes, writing one word are reported.  The
+ * cases run in a child (this program with the case's name) whose standard error
+ * is read; those tests skip outside a TSan build.
  *
  * In any build: FIBERPAR_SCHEDULE=reverse runs the items of scoped and
  * hierarchical function loops in reverse (an order-dependent result
@@ -82,6 +85,53 @@ static void hier_same_word(fpar_group *g, void *p) {
 
   fpar_parallel_for_work_item(g, hier_add_item, &c);
   ((case_args *)p)->sums[fpar_group_get_id(g, 0)] = sum;
+}
+
+/* Racy, through a row runner: every item of the runner's one call writes
+ * one local word. */
+static inline void rows_word_item(const fpar_s_item *si, void *p) {
+  item_ctx *c = p;
+
+  *c->word = (int32_t)fpar_s_item_get_global_id(si, 0); /* the race */
+}
+FPAR_DEFINE_ITEMS_ROW(rows_word_row, rows_word_item)
+
+static void rows_word_env(fpar_group *g, void *const *mem, void *p) {
+  item_ctx c = {p, mem[0], NULL, 0};
+
+  fpar_distribute_items_rows(g, rows_word_row, &c);
+}
+
+static void scoped_rows_same_word(fpar_group *g, void *p) {
+  fpar_mem_request r = fpar_require_local_mem(sizeof(int32_t), 0, NULL, 0);
+
+  fpar_memory_environment(g, &r, 1, rows_word_env, p);
+}
+
+/* Racy, hierarchical, through a row runner: every work-item writes one
+ * word of the group function. */
+static void hier_rows_same_word(fpar_group *g, void *p) {
+  int32_t word = 0;
+  item_ctx c = {p, &word, NULL, 0};
+
+  fpar_parallel_for_work_item_rows(g, rows_word_row, &c);
+  ((case_args *)p)->sums[fpar_group_get_id(g, 0)] = word;
+}
+
+/* Racy, in lanes: every block of W items of one fpar_distribute_lanes
+ * writes one word of the group function. */
+static void lanes_word_block(const fpar_lane_block *b, void *p) {
+  item_ctx *c = p;
+
+  *c->word = (int32_t)b->global_first; /* the race */
+}
+
+static void scoped_lanes_same_word(fpar_group *g, void *p) {
+  int32_t word = 0;
+  item_ctx c = {p, &word, NULL, 0};
+
+  fpar_distribute_lanes(g, lanes_word_block, &c);
+  ((case_args *)p)->sums[fpar_group_get_id(g, 0)] = word;
 }
 
 /* Correct, scoped: a tree reduction in local memory, one item loop and
@@ -234,6 +284,9 @@ static int check_hier(const case_args *a) {
 static const child_case child_cases[] = {
     {"scoped_same_word", 0, scoped_same_word, NULL},
     {"hier_same_word", 1, hier_same_word, NULL},
+    {"scoped_rows_same_word", 0, scoped_rows_same_word, NULL},
+    {"hier_rows_same_word", 1, hier_rows_same_word, NULL},
+    {"scoped_lanes_same_word", 0, scoped_lanes_same_word, NULL},
     {"scoped_reduce", 0, scoped_reduce, check_sums},
     {"scoped_locals", 0, scoped_locals, check_locals},
     {"hier_correct", 1, hier_correct, check_hier},
@@ -313,6 +366,17 @@ END_TEST
 
 START_TEST(test_hier_same_word) {
   expect_race("hier_same_word", "work-item");
+}
+END_TEST
+
+/* Two items of one call of a row runner (each item its own identity),
+ * and two blocks of one fpar_distribute_lanes. */
+START_TEST(test_rows_same_word) {
+  static const char *const racy[][2] = {
+      {"scoped_rows_same_word", "logical item"},
+      {"hier_rows_same_word", "work-item"},
+      {"scoped_lanes_same_word", "logical items"}};
+  expect_race(racy[_i][0], racy[_i][1]);
 }
 END_TEST
 
@@ -449,6 +513,7 @@ static Suite *racecheck_scoped_suite(void) {
     tc = fpar_test_case("racecheck");
     tcase_add_test(tc, test_scoped_same_word);
     tcase_add_test(tc, test_hier_same_word);
+    tcase_add_loop_test(tc, test_rows_same_word, 0, 3);
     tcase_add_loop_test(tc, test_correct, 0, 3);
     suite_add_tcase(s, tc);
   } else

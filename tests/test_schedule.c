@@ -14,6 +14,7 @@
 #include <fiberpar/group.h>
 #include <fiberpar/phase.h>
 #include <fiberpar/scoped.h>
+#include <fiberpar/simd.h>
 #include <fiberpar/subgroup.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -312,6 +313,215 @@ START_TEST(test_scoped_order) {
 }
 END_TEST
 
+/* ---- Row runners and lanes ------------------------------------------------
+ *
+ * The forms whose loops the program inlines (FPAR_KERNEL's runner,
+ * FPAR_DEFINE_ITEMS_ROW, lane kernels and lane blocks) follow the schedule
+ * too, in 2-D groups of several rows (a runner may run on to the end of
+ * its group) whose rows W does not divide (a masked last block). */
+
+#define RX 40
+#define RY 3
+#define RGROUPS 4
+#define RN (RX * RY * RGROUPS)
+#define BLOCKS_PER_ROW ((RX + FPAR_SIMD_WIDTH - 1) / FPAR_SIMD_WIDTH)
+
+typedef struct rows_args {
+  const float *in;
+  uint32_t chain[RGROUPS]; /* order-dependent: what the calls folded in */
+  unsigned next;
+  unsigned at[RX * RY]; /* the place of each call of group 0 */
+  float out[RN];        /* correct: one word per work-item */
+  float sums[RY * RGROUPS * BLOCKS_PER_ROW]; /* correct: one per block */
+} rows_args;
+
+/* Order-dependent, as a forgotten barrier is: a call folds its id into its
+ * group's word, read and written apart, so the word depends on the order
+ * of the calls.  (Relaxed atomics, so that racecheck, which runs this
+ * suite, sees no data race; test_racecheck reports the plain form.) */
+static inline void chain_in(rows_args *a, size_t group, size_t id) {
+  uint32_t v = __atomic_load_n(&a->chain[group], __ATOMIC_RELAXED);
+
+  __atomic_store_n(&a->chain[group], v * 31u + (uint32_t)id + 1u,
+                   __ATOMIC_RELAXED);
+  if (group == 0)
+    a->at[id] = ticket(&a->next);
+}
+
+static inline float own_value(const rows_args *a, size_t i) {
+  return a->in[i] * 0.75f + 1.0f;
+}
+
+/* nd_range: FPAR_KERNEL (with its row runner) and FPAR_LANE_KERNEL, in
+ * groups of RX x RY along dimension 1. */
+FPAR_KERNEL(chain_kernel, it, args) {
+  chain_in(args, fpar_group_id(it, 1), fpar_local_linear_id(it));
+}
+
+FPAR_KERNEL(own_kernel, it, args) {
+  rows_args *a = args;
+  size_t i = fpar_global_linear_id(it);
+
+  a->out[i] = own_value(a, i);
+}
+
+FPAR_LANE_KERNEL(chain_lanes, lk, args) {
+  chain_in(args, fpar_group_id(lk->it, 1), fpar_local_linear_id(lk->it));
+}
+
+FPAR_LANE_KERNEL(sum_lanes, lk, args) {
+  rows_args *a = args;
+  size_t y = fpar_global_id(lk->it, 1), x = fpar_local_id(lk->it, 0);
+  fpar_vf32 v = fpar_vf32_load_mask(&a->in[y * RX + x], lk->mask);
+
+  a->sums[y * BLOCKS_PER_ROW + x / FPAR_SIMD_WIDTH] =
+      fpar_sub_group_reduce_add_vf32(lk, v);
+}
+
+/* Scoped: FPAR_DEFINE_ITEMS_ROW and fpar_distribute_lanes, in groups of
+ * RX x RY. */
+static inline void chain_item(const fpar_s_item *si, void *p) {
+  chain_in(p, fpar_group_get_id(si->group, 1),
+           fpar_s_item_get_innermost_local_id(si, 0) +
+               RX * fpar_s_item_get_innermost_local_id(si, 1));
+}
+FPAR_DEFINE_ITEMS_ROW(chain_row, chain_item)
+
+static inline void own_item(const fpar_s_item *si, void *p) {
+  rows_args *a = p;
+  size_t i = fpar_s_item_get_global_linear_id(si);
+
+  a->out[i] = own_value(a, i);
+}
+FPAR_DEFINE_ITEMS_ROW(own_row, own_item)
+
+static void chain_block(const fpar_lane_block *b, void *p) {
+  chain_in(p, fpar_group_get_id(b->si->group, 1),
+           b->first + RX * fpar_s_item_get_innermost_local_id(b->si, 1));
+}
+
+static void sum_block(const fpar_lane_block *b, void *p) {
+  rows_args *a = p;
+  size_t y = fpar_s_item_get_global_id(b->si, 1);
+  fpar_vf32 v = fpar_vf32_load_mask(&a->in[y * RX + b->first], b->mask);
+
+  a->sums[y * BLOCKS_PER_ROW + b->first / FPAR_SIMD_WIDTH] =
+      fpar_vf32_reduce_add(v, b->mask);
+}
+
+static void scoped_chain_rows(fpar_group *g, void *p) {
+  fpar_distribute_items_rows(g, chain_row, p);
+}
+
+static void scoped_chain_lanes(fpar_group *g, void *p) {
+  fpar_distribute_lanes(g, chain_block, p);
+}
+
+static void scoped_correct(fpar_group *g, void *p) {
+  fpar_distribute_items_rows(g, own_row, p);
+  fpar_distribute_lanes(g, sum_block, p);
+}
+
+enum { FORM_KERNEL, FORM_LANE_KERNEL, FORM_ITEMS_ROW, FORM_LANES, FORMS };
+static const char *const form_names[FORMS] = {"FPAR_KERNEL", "FPAR_LANE_KERNEL",
+                                              "FPAR_DEFINE_ITEMS_ROW",
+                                              "fpar_distribute_lanes"};
+
+/* Run form f's order-dependent kernel (correct: its correct kernels) under
+ * a schedule on `threads` workers into *a. */
+static void run_rows(const char *schedule, unsigned threads, int f, int correct,
+                     const float *in, rows_args *a) {
+  fpar_test_env e;
+  fpar_event *ev;
+  fpar_range global = fpar_range2(RX, RY * RGROUPS),
+             local = fpar_range2(RX, RY);
+
+  memset(a, 0, sizeof *a);
+  memset(a->out, 0xff, sizeof a->out);
+  memset(a->sums, 0xff, sizeof a->sums);
+  a->in = in;
+  env_under(&e, schedule, threads);
+  if (f == FORM_KERNEL || f == FORM_LANE_KERNEL) {
+    const fpar_kernel *k[2][2] = {{&chain_kernel, &own_kernel},
+                                  {&chain_lanes, &sum_lanes}};
+    ck_assert_fpar_ok(fpar_parallel_for_kernel(
+        e.q, global, local, k[f == FORM_LANE_KERNEL][correct], a, &ev));
+  } else
+    ck_assert_fpar_ok(fpar_parallel(e.q, fpar_range2(1, RGROUPS), local,
+                                    correct               ? scoped_correct
+                                    : f == FORM_ITEMS_ROW ? scoped_chain_rows
+                                                          : scoped_chain_lanes,
+                                    a, &ev));
+  fpar_test_wait_ok(ev);
+  fpar_test_env_fini(&e);
+}
+
+/* An order-dependent kernel of each form folds another word under
+ * reverse and under each shuffle than forward. */
+START_TEST(test_rows_racy_change) {
+  static rows_args fwd, a;
+  float *in = make_input();
+
+  run_rows("forward", 2, _i, 0, in, &fwd);
+  for (size_t s = 1; s < SCHEDULES; s++) {
+    int differ = 0;
+    run_rows(schedules[s], 2, _i, 0, in, &a);
+    for (size_t g = 0; g < RGROUPS; g++)
+      differ |= a.chain[g] != fwd.chain[g];
+    ck_assert_msg(differ,
+                  "%s: the order-dependent kernel folded the same "
+                  "words under %s as forward",
+                  form_names[_i], schedules[s]);
+  }
+  free(in);
+}
+END_TEST
+
+/* The calls of one group under reverse, on one worker: every item alone,
+ * last first, for a scoped row runner; every block for lane blocks. */
+START_TEST(test_rows_reverse_order) {
+  static rows_args a;
+  float *in = make_input();
+  const size_t n = RX * RY, bn = BLOCKS_PER_ROW * RY;
+
+  run_rows("reverse", 1, FORM_ITEMS_ROW, 0, in, &a);
+  for (size_t i = 0; i < n; i++)
+    ck_assert_uint_eq(a.at[i], n - 1 - i);
+  run_rows("reverse", 1, FORM_LANES, 0, in, &a);
+  for (size_t b = 0; b < bn; b++) {
+    size_t id =
+        b % BLOCKS_PER_ROW * FPAR_SIMD_WIDTH + RX * (b / BLOCKS_PER_ROW);
+    ck_assert_uint_eq(a.at[id], bn - 1 - b);
+  }
+  free(in);
+}
+END_TEST
+
+/* Correct kernels of every form: the same bits under every schedule. */
+START_TEST(test_rows_correct_agree) {
+  static rows_args fwd, a;
+  float *in = make_input();
+
+  run_rows("forward", 2, _i, 1, in, &fwd);
+  if (_i == FORM_KERNEL || _i == FORM_ITEMS_ROW)
+    for (size_t i = 0; i < RN; i++)
+      ck_assert_msg(fwd.out[i] == own_value(&fwd, i), "%s: item %zu wrong",
+                    form_names[_i], i);
+  if (_i == FORM_LANE_KERNEL || _i == FORM_LANES)
+    for (size_t b = 0; b < sizeof fwd.sums / sizeof *fwd.sums; b++)
+      ck_assert_msg(fwd.sums[b] == fwd.sums[b], "%s: block %zu not run",
+                    form_names[_i], b);
+  for (size_t s = 1; s < SCHEDULES; s++) {
+    run_rows(schedules[s], 2, _i, 1, in, &a);
+    ck_assert_msg(memcmp(a.out, fwd.out, sizeof a.out) == 0 &&
+                      memcmp(a.sums, fwd.sums, sizeof a.sums) == 0,
+                  "%s under %s differs from forward", form_names[_i],
+                  schedules[s]);
+  }
+  free(in);
+}
+END_TEST
+
 START_TEST(test_bad_value) {
   fpar_runtime *rt = NULL;
   static const char *const bad[] = {"backward", "shuffle:", "shuffle:x1",
@@ -342,6 +552,9 @@ static Suite *schedule_suite(void) {
   tcase_add_test(tc, test_item_orders);
   tcase_add_test(tc, test_group_order);
   tcase_add_test(tc, test_scoped_order);
+  tcase_add_loop_test(tc, test_rows_racy_change, 0, FORMS);
+  tcase_add_test(tc, test_rows_reverse_order);
+  tcase_add_loop_test(tc, test_rows_correct_agree, 0, FORMS);
   tcase_add_test(tc, test_bad_value);
   suite_add_tcase(s, tc);
   return s;

@@ -90,8 +90,23 @@ typedef void (*fpar_single_fn)(void *ctx);
  *  of the group or of the rows it covers; on return si names the first
  *  item of the last row it ran.  (A runner of version 0.1 of this header
  *  ran one row and left si unchanged; the runtime calls it again for each
- *  row.) */
+ *  row.)
+ *
+ *  x_end 0 asks for one call alone, which the runtime makes under a
+ *  FIBERPAR_SCHEDULE other than forward and under racecheck: the runners
+ *  the macros of this header make then run the body for the call at si's
+ *  local id (x, y, z) only (the item, or the block of W items from x, the
+ *  last block of a row masked), nothing where x is past the row, and
+ *  leave FPAR__S_ROW_MARK(n) in si's local id 0, n being the items of
+ *  their calls (1, or W).  A runner that does not (built against an
+ *  older header, or written by hand) runs nothing, as for any empty
+ *  range, and the runtime gives it rows in order. */
 typedef void (*fpar_s_row_fn)(fpar_s_item *si, void *ctx, size_t x_end);
+
+/* What a runner answering x_end 0 leaves in si's local id 0 (see
+ * fpar_s_row_fn): calls of n items, 1 <= n <= 64.  No item has such an
+ * id. */
+#define FPAR__S_ROW_MARK(n) ((size_t)0 - 1 - (size_t)(n))
 
 /* ---- Queries ----------------------------------------------------------- */
 
@@ -362,11 +377,10 @@ static inline void fpar__s_item_at(fpar_s_item *si, const fpar_s_item *row,
   si->group = row->group;
 }
 
-/* Move `row` to the first item of the next row of its group; 0 (and `row`
+/* Move `row` to the first item of the next row of its group, whose local
+ * range is lr (or what stops a runner's call alone: zeros); 0 (and `row`
  * unchanged) after the last row. */
-static inline int fpar__s_row_next(fpar_s_item *row) {
-  const size_t *lr = row->group->local_range;
-
+static inline int fpar__s_row_next(fpar_s_item *row, const size_t *lr) {
   if (row->local_id[1] + 1 < lr[1])
     fpar__s_item_move(row, 1, 1);
   else if (row->local_id[2] + 1 < lr[2]) {
@@ -381,18 +395,33 @@ static inline int fpar__s_row_next(fpar_s_item *row) {
 /* The loop over the rows of the innermost group that a runner makes, from
  * the row of the runtime's item `at` on (see FPAR__ROWS_BEGIN): `row` is
  * the row's first item, `x0` its local id; afterwards `at` is the first
- * item of the last row. */
-#define FPAR__S_ROWS_BEGIN(at, row, x0)                                        \
+ * item of the last row.  With x_end 0 (the runner's parameter, a call
+ * alone: see fpar_s_row_fn) the loop makes one row from x0 to x_end =
+ * x0 + width (less at the row's end), `row` is moved to the row's first
+ * item, and `at` gets the mark instead.  So the body has one call site
+ * in the runner, and is inlined as it was before calls alone. */
+#define FPAR__S_ROWS_BEGIN(at, row, x0, x_end, width)                          \
   {                                                                            \
-    fpar_s_item row = *(at);                                                   \
+    static const size_t fpar_no_rows_[3] = {0, 0, 0};                          \
+    fpar_s_item row = *(at), fpar_mark_, *fpar_at_ = (at);                     \
+    const size_t *fpar_lr_ = row.group->local_range;                           \
     size_t x0 = row.local_id[0];                                               \
+    if (__builtin_expect((x_end) == 0, 0)) {                                   \
+      (x_end) = x0 >= fpar_lr_[0]             ? x0                             \
+                : fpar_lr_[0] - x0 <= (width) ? fpar_lr_[0]                    \
+                                              : x0 + (width);                  \
+      fpar__s_item_move(&row, 0, 0 - x0);                                      \
+      fpar_lr_ = fpar_no_rows_;                                                \
+      fpar_at_->local_id[0] = FPAR__S_ROW_MARK(width);                         \
+      fpar_at_ = &fpar_mark_;                                                  \
+    }                                                                          \
     do {
-#define FPAR__S_ROWS_END(at, row, x0)                                          \
+#define FPAR__S_ROWS_END(row, x0)                                              \
   x0 = 0;                                                                      \
   }                                                                            \
-  while (fpar__s_row_next(&row))                                               \
+  while (fpar__s_row_next(&row, fpar_lr_))                                     \
     ;                                                                          \
-  *(at) = row;                                                                 \
+  *fpar_at_ = row;                                                             \
   }
 
 /** Define `static void name(fpar_s_item *, void *, size_t)`, the runner of
@@ -403,7 +432,9 @@ static inline int fpar__s_row_next(fpar_s_item *row) {
  *  order and may not depend on each other but through atomics (as
  *  work-items without a barrier): the loop is marked so (see
  *  FPAR_OPENMP_SIMD in <fiberpar.h>), and the compiler may vectorise it
- *  across items. */
+ *  across items.  Given x_end 0 it runs one item alone, so that
+ *  FIBERPAR_SCHEDULE and racecheck move and check each item on its own
+ *  (see fpar_s_row_fn). */
 #define FPAR_DEFINE_ITEMS_ROW(name, body)                                      \
   FPAR__ALWAYS_INLINE void name##_fpar_at_(const fpar_s_item *fpar_row_,       \
                                            size_t fpar_x_, size_t fpar_phys0_, \
@@ -416,12 +447,12 @@ static inline int fpar__s_row_next(fpar_s_item *row) {
                    size_t fpar_x_end_) {                                       \
     const size_t fpar_phys0_ =                                                 \
         0 - (size_t)(fpar_si_->group->physical_range[0] > 1);                  \
-    FPAR__S_ROWS_BEGIN(fpar_si_, fpar_row_, fpar_x0_)                          \
+    FPAR__S_ROWS_BEGIN(fpar_si_, fpar_row_, fpar_x0_, fpar_x_end_, 1)          \
     size_t fpar_x_;                                                            \
     FPAR__ITEMS_LOOP                                                           \
     for (fpar_x_ = fpar_x0_; fpar_x_ < fpar_x_end_; fpar_x_++)                 \
       name##_fpar_at_(&fpar_row_, fpar_x_, fpar_phys0_, fpar_ctx_);            \
-    FPAR__S_ROWS_END(fpar_si_, fpar_row_, fpar_x0_)                            \
+    FPAR__S_ROWS_END(fpar_row_, fpar_x0_)                                      \
   }
 
 /**

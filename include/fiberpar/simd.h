@@ -864,12 +864,16 @@ typedef void (*fpar_lane_fn)(const fpar_lane_block *b, void *ctx);
  *  runs `body` (taking (const fpar_lane_block *, void *ctx), visible in
  *  this file) once per block of W items of each row of the group, the last
  *  block of a row masked; give it to fpar_distribute_items_rows() or
- *  fpar_parallel_for_work_item_rows(). */
+ *  fpar_parallel_for_work_item_rows().  Given x_end 0 it runs the block
+ *  at si alone, so that FIBERPAR_SCHEDULE and racecheck move and check
+ *  each block on its own (see fpar_s_row_fn); a block stays one call,
+ *  since a body may combine its lanes (a sub-group's sum). */
 #define FPAR_DEFINE_LANES_ROW(name, body)                                      \
   static void name(fpar_s_item *fpar_si_, void *fpar_ctx_,                     \
                    size_t fpar_x_end_) {                                       \
     fpar_lane_block fpar_b_;                                                   \
-    FPAR__S_ROWS_BEGIN(fpar_si_, fpar_row_, fpar_x_)                           \
+    FPAR__S_ROWS_BEGIN(fpar_si_, fpar_row_, fpar_x_, fpar_x_end_,              \
+                       FPAR_SIMD_WIDTH)                                        \
     size_t fpar_base_ = fpar_row_.global_id[0] - fpar_row_.local_id[0];        \
     fpar_b_.si = &fpar_row_;                                                   \
     for (; fpar_x_ < fpar_x_end_; fpar_x_ += FPAR_SIMD_WIDTH) {                \
@@ -883,7 +887,7 @@ typedef void (*fpar_lane_fn)(const fpar_lane_block *b, void *ctx);
                                                         : FPAR_SIMD_WIDTH);    \
       body(&fpar_b_, fpar_ctx_);                                               \
     }                                                                          \
-    FPAR__S_ROWS_END(fpar_si_, fpar_row_, fpar_x_)                             \
+    FPAR__S_ROWS_END(fpar_row_, fpar_x_)                                       \
   }
 
 typedef struct fpar__lane_call {

@@ -145,10 +145,11 @@ void fpar__items_each(fpar__worker *w, const fpar_group *g, fpar_s_item_fn fn,
   fpar_s_item si;
 
   if (row != NULL) {
-    /* A runner is given a row from its first item and may run on to the
-     * end of the group (fpar_s_row_fn); a lanes runner's blocks hang on
-     * that first item (fpar_lane_block).  So rows keep their order, and
-     * the items of a call are one identity for racecheck. */
+    /* A runner that cannot run one call alone (built against an older
+     * header, see fpar__items_loop) is given a row from its first item
+     * and may run on to the end of the group (fpar_s_row_fn).  So rows
+     * keep their order, and the items of a call are one identity for
+     * racecheck. */
     do {
       fpar__s_item_of(&si, g, local, kind);
       id = fpar__s_item_identity(w, &si, kind);
@@ -179,6 +180,51 @@ void fpar__items_each(fpar__worker *w, const fpar_group *g, fpar_s_item_fn fn,
   fpar__race_items_end(w);
 }
 
+/* The items of a call of runner row when it runs one call alone (see
+ * fpar_s_row_fn): 1, or W for a lanes runner; 0 for a runner that does
+ * not, which then ran nothing.  It is asked at the first row's end, where
+ * a call has no item. */
+static size_t fpar__row_call_items(const fpar_group *g, fpar_s_row_fn row,
+                                   void *ctx, int kind) {
+  size_t local[3] = {g->local_range[0], 0, 0}, mark;
+  fpar_s_item si;
+
+  fpar__s_item_of(&si, g, local, kind);
+  row(&si, ctx, 0);
+  mark = si.local_id[0];
+  return mark >= FPAR__S_ROW_MARK(64) && mark <= FPAR__S_ROW_MARK(1)
+             ? FPAR__S_ROW_MARK(0) - mark
+             : 0;
+}
+
+/* The calls of runner row, `width` items each along dimension 0 (the last
+ * of a row fewer), one at a time in the schedule's order, each as the
+ * racecheck identity of its first item. */
+static void fpar__row_calls_each(fpar__worker *w, const fpar_group *g,
+                                 fpar_s_row_fn row, void *ctx, int kind,
+                                 size_t width) {
+  const char *name = kind == FPAR__ITEMS_SCOPED ? "logical item" : "work-item";
+  const fpar__order *o = &w->launch->spec.order;
+  const size_t *lr = g->local_range;
+  size_t per_row = (lr[0] + width - 1) / width, n = per_row * lr[1] * lr[2];
+  uint64_t key = (uint64_t)g->offset[0] ^ (uint64_t)g->offset[1] << 21 ^
+                 (uint64_t)g->offset[2] << 42 ^ (uint64_t)g->id[0] << 7;
+  size_t local[3], p;
+  fpar_s_item si;
+
+  for (p = 0; p < n; p++) {
+    size_t c = fpar__order_at(o, key, n, p), id, items;
+    local[0] = c % per_row * width;
+    local[1] = c / per_row % lr[1];
+    local[2] = c / per_row / lr[1];
+    items = lr[0] - local[0] < width ? lr[0] - local[0] : width;
+    fpar__s_item_of(&si, g, local, kind);
+    id = fpar__s_item_identity(w, &si, kind);
+    fpar__race_item_run(w, id, id + items - 1, name, NULL, row, &si, ctx, 0);
+  }
+  fpar__race_items_end(w);
+}
+
 void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
                       fpar_s_item_fn fn, fpar_s_row_fn row, void *ctx,
                       int physical) {
@@ -186,11 +232,18 @@ void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
   fpar_s_item si;
 
   fpar__nesting(w)->inside = op;
-  /* Another order than local-id order, or racecheck's identities. */
+  /* Another order than local-id order, or racecheck's identities: a
+   * runner that runs one call alone is given its calls in the schedule's
+   * order, each its own identity. */
   if (__builtin_expect(fpar__tsan_enabled() ||
                            !fpar__order_is_forward(&w->launch->spec.order),
                        0)) {
-    fpar__items_each(w, g, fn, row, ctx, physical);
+    size_t width =
+        row != NULL ? fpar__row_call_items(g, row, ctx, physical) : 0;
+    if (width != 0)
+      fpar__row_calls_each(w, g, row, ctx, physical, width);
+    else
+      fpar__items_each(w, g, fn, row, ctx, physical);
     fpar__nesting(w)->inside = NULL;
     return;
   }
