@@ -15,6 +15,11 @@
  * cases run in a child (this program with the case's name) whose standard error
  * is read; those tests skip outside a TSan build.
  *
+ * In any build, also in a child: an item that overflows its stack fails
+ * the launch with FPAR_ESTACKOVERFLOW, naming the kernel, the work group
+ * and (under racecheck, where each item has a stack of its own) the item,
+ * and the runtime works on.
+ *
  * In any build: FIBERPAR_SCHEDULE=reverse runs the items of scoped and
  * hierarchical function loops in reverse (an order-dependent result
  * changes), and correct kernels, row runners too, give the same bits
@@ -293,6 +298,118 @@ static const child_case child_cases[] = {
 };
 #define CHILD_CASES (sizeof child_cases / sizeof *child_cases)
 
+/* Stack overflow: logical item 5 of group 1 recurses far past its stack
+ * (depth: frames of 1 KiB). */
+typedef struct overflow_args {
+  size_t depth;
+  int32_t out[N];
+} overflow_args;
+
+static void overflow_item(const fpar_s_item *si, void *p) {
+  overflow_args *a = p;
+  size_t gid = fpar_s_item_get_global_id(si, 0);
+  volatile unsigned char seed = 1;
+
+  if (fpar_group_get_id(si->group, 0) == 1 &&
+      fpar_s_item_get_innermost_local_id(si, 0) == 5)
+    a->out[gid] = fpar_test_recurse_deep(&seed, a->depth);
+  else
+    a->out[gid] = (int32_t)gid;
+}
+
+static void scoped_overflow(fpar_group *g, void *p) {
+  fpar_distribute_items(g, overflow_item, p);
+}
+
+static void hier_overflow(fpar_group *g, void *p) {
+  fpar_parallel_for_work_item(g, overflow_item, p);
+}
+
+static const struct {
+  const char *name;
+  int hierarchical;
+  fpar_group_fn fn;
+  const char *item; /* what the message names under racecheck */
+} overflow_cases[] = {
+    {"scoped_overflow", 0, scoped_overflow, "logical item 5 overflowed"},
+    {"hier_overflow", 1, hier_overflow, "work-item 5 overflowed"},
+};
+#define OVERFLOW_CASES (sizeof overflow_cases / sizeof *overflow_cases)
+
+static void scoped_reduce(fpar_group *g, void *p);
+static int check_sums(const case_args *a);
+
+/* Run overflow case k twice on two workers, then the scoped reduction on
+ * the same queue; exit status 0 when the launches failed as they should
+ * and the reduction is exact, 1 otherwise (with the reason on standard
+ * error), 2 when a call failed. */
+static int run_overflow_case(size_t k) {
+  static overflow_args a;
+  static case_args ra;
+  const char *item =
+      FPAR_TEST_TSAN ? overflow_cases[k].item : "the group function";
+  fpar_runtime *rt;
+  fpar_queue *q;
+  fpar_event *ev;
+  fpar_launch_desc d;
+  fpar_runtime_opts o;
+  int round, ok;
+
+  fpar_runtime_opts_init(&o);
+  o.num_threads = 2;
+  if (fpar_runtime_create(&rt, &o) != 0 || fpar_queue_create(rt, 0, &q) != 0)
+    return 2;
+  a.depth = 2 * fpar_runtime_stack_size(rt) / 1024 + 16;
+  fpar_launch_desc_init(&d);
+  d.name = overflow_cases[k].name;
+  if (overflow_cases[k].hierarchical)
+    d.hierarchical = overflow_cases[k].fn;
+  else
+    d.scoped = overflow_cases[k].fn;
+  d.args = &a;
+  d.global = fpar_range1(GROUPS);
+  d.local = fpar_range1(LOCAL);
+  for (round = 0; round < 2; round++) {
+    int err;
+    const char *msg;
+    if (fpar_launch(q, &d, &ev) != 0)
+      return 2;
+    err = fpar_event_wait(ev);
+    msg = fpar_event_error(ev);
+    if (err != FPAR_ESTACKOVERFLOW || msg == NULL ||
+        strstr(msg, overflow_cases[k].name) == NULL ||
+        strstr(msg, "work-group (1,0,0)") == NULL ||
+        strstr(msg, item) == NULL ||
+        strstr(msg, "FIBERPAR_STACK_SIZE") == NULL) {
+      fprintf(stderr, "%s: returned %s, message \"%s\" (expected %s, %s)\n",
+              overflow_cases[k].name, fpar_err_name(err),
+              msg != NULL ? msg : "(none)", fpar_err_name(FPAR_ESTACKOVERFLOW),
+              item);
+      return 1;
+    }
+    fpar_event_release(ev);
+  }
+  /* The runtime works on, on the same workers (and, under racecheck, on
+   * the same identities: item 5's starts afresh). */
+  for (size_t i = 0; i < N; i++)
+    ra.in[i] = input_at(i);
+  if (fpar_parallel(q, fpar_range1(GROUPS), fpar_range1(LOCAL), scoped_reduce,
+                    &ra, &ev) != 0)
+    return 2;
+  if (fpar_event_wait(ev) != 0) {
+    fprintf(stderr, "after %s: %s\n", overflow_cases[k].name,
+            fpar_event_error(ev));
+    return 1;
+  }
+  fpar_event_release(ev);
+  fpar_queue_destroy(q);
+  fpar_runtime_destroy(rt);
+  ok = check_sums(&ra);
+  if (!ok)
+    fprintf(stderr, "after %s: wrong sums\n", overflow_cases[k].name);
+  return ok ? 0 : 1;
+}
+
 /* Run case c on two workers; exit status 0 when its result is exact (or
  * it has none to check), 1 when it is not, 2 when a call failed. */
 static int run_child_case(const child_case *c) {
@@ -394,6 +511,22 @@ START_TEST(test_correct_results) {
   for (size_t k = 0; k < CHILD_CASES; k++)
     if (strcmp(child_cases[k].name, clean[_i]) == 0)
       ck_assert_int_eq(run_child_case(&child_cases[k]), 0);
+}
+END_TEST
+
+/* An item that overflows its stack fails the launch with
+ * FPAR_ESTACKOVERFLOW naming it, and the runtime works on (in a child: in
+ * any build, and under racecheck with no report). */
+START_TEST(test_item_overflow) {
+  int status;
+  char *out = run_case(overflow_cases[_i].name, &status);
+
+  ck_assert_msg(strstr(out, "ThreadSanitizer") == NULL,
+                "%s: reported (status %d):\n%s", overflow_cases[_i].name,
+                status, out);
+  ck_assert_msg(status == 0, "%s: exit status %d:\n%s", overflow_cases[_i].name,
+                status, out);
+  free(out);
 }
 END_TEST
 
@@ -509,6 +642,9 @@ static Suite *racecheck_scoped_suite(void) {
   tcase_add_loop_test(tc, test_correct_same_bits, 0, 2);
   tcase_add_loop_test(tc, test_correct_results, 0, 3);
   suite_add_tcase(s, tc);
+  tc = fpar_test_case("overflow");
+  tcase_add_loop_test(tc, test_item_overflow, 0, (int)OVERFLOW_CASES);
+  suite_add_tcase(s, tc);
   if (FPAR_TEST_TSAN) {
     tc = fpar_test_case("racecheck");
     tcase_add_test(tc, test_scoped_same_word);
@@ -526,6 +662,9 @@ int main(int argc, char **argv) {
     for (size_t k = 0; k < CHILD_CASES; k++)
       if (strcmp(argv[1], child_cases[k].name) == 0)
         return run_child_case(&child_cases[k]);
+    for (size_t k = 0; k < OVERFLOW_CASES; k++)
+      if (strcmp(argv[1], overflow_cases[k].name) == 0)
+        return run_overflow_case(k);
     fprintf(stderr, "unknown case %s\n", argv[1]);
     return 2;
   }

@@ -12,6 +12,7 @@
 #include "sched/fiber/context.h"
 #include "sched/group/abort.h"
 #include "sched/group/group.h"
+#include "sched/group/race.h"
 
 /* The action that was installed before ours: faults that are not fiber
  * stack overflows go to it.  Guarded by fpar__install_lock for writers;
@@ -68,17 +69,22 @@ static size_t fpar__running_slot(const fpar__worker *w) {
 
 /* Whether a fault the kernel raised on w's thread is the running fiber's
  * stack overflow: the faulting address in its slot's guard, or its stack
- * pointer below its stack (a frame bigger than the guard jumped it). */
+ * pointer below its stack (a frame bigger than the guard jumped it).
+ * Under racecheck a logical item's call runs on a stack of its identity's
+ * pool (sched/group/race.h): then that stack is the running one. */
 static int fpar__fault_is_overflow(const fpar__worker *w, const void *addr,
                                    const void *uctx) {
-  size_t running = fpar__running_slot(w), slot;
+  const fpar__stack_pool *pool = &w->stacks;
+  size_t running, slot;
   const char *sp = fpar__ctx_signal_sp(uctx);
   int in_guard;
 
-  if (fpar__stack_pool_find(&w->stacks, addr, &slot, &in_guard) && in_guard &&
+  if (!fpar__race_item_stack(w, &pool, &running))
+    running = fpar__running_slot(w);
+  if (fpar__stack_pool_find(pool, addr, &slot, &in_guard) && in_guard &&
       slot == running)
     return 1;
-  return sp != NULL && sp < fpar__stack_lo(&w->stacks, running);
+  return sp != NULL && sp < fpar__stack_lo(pool, running);
 }
 
 static void fpar__fault_handler(int sig, siginfo_t *info, void *uctx) {

@@ -224,7 +224,10 @@ void fpar__describe_running(const fpar__worker *w, char *buf, size_t len) {
   unsigned n;
 
   if (l->spec.model == FPAR__SCOPED || l->spec.model == FPAR__HIERARCHICAL) {
-    snprintf(buf, len, "the group function");
+    /* Under racecheck an item's call may have been cut short on its
+     * identity's stack. */
+    const char *items = fpar__race_faulted(w);
+    snprintf(buf, len, "%s", items != NULL ? items : "the group function");
     return;
   }
   lr0 = g->geo->local_range[0];

@@ -113,8 +113,9 @@ void fpar__group_end(fpar__worker *w);
 void fpar__run_nd_group(fpar__worker *w, size_t linear);
 
 /* Name the work-items the running fiber (or the barrier-free loop)
- * carries, e.g. "work-item 5", "work-items 32-47 (sub-group 2)" or "the
- * group function". */
+ * carries, e.g. "work-item 5", "work-items 32-47 (sub-group 2)", "the
+ * group function" or, under racecheck, the logical items whose call a
+ * fault cut short ("logical item 5"). */
 void fpar__describe_running(const fpar__worker *w, char *buf, size_t len);
 
 /* Turn the group into fibers at work-item 0's first barrier.  Work-item 0

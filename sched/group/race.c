@@ -89,6 +89,7 @@ static void fpar__race_item_fault(fpar__worker *w);
 
 void fpar__race_sched_back(fpar__worker *w) {
   __tsan_acquire(&w->race.words[3]);
+  w->race.items.faulted[0] = '\0';
   if (w->race.items.running != 0)
     fpar__race_item_fault(w);
 }
@@ -168,6 +169,18 @@ static FPAR__RACE_UNCHECKED void fpar__race_item_main(void *arg) {
   }
 }
 
+/* The name of a call of items `item` to `last` (SIZE_MAX: to the end of
+ * the group) of kind `kind`: "logical item 5", "logical items 0-15". */
+static void fpar__race_items_name(char *buf, size_t len, const char *kind,
+                                  size_t item, size_t last) {
+  if (last == item)
+    snprintf(buf, len, "%s %zu", kind, item);
+  else if (last == SIZE_MAX)
+    snprintf(buf, len, "%ss from %zu on", kind, item);
+  else
+    snprintf(buf, len, "%ss %zu-%zu", kind, item, last);
+}
+
 /* Identity id with its stack.  Returns 0 or FPAR_ENOMEM. */
 static FPAR__RACE_UNCHECKED int fpar__race_item_reserve(fpar__worker *w,
                                                         size_t id) {
@@ -220,12 +233,7 @@ fpar__race_item_run(fpar__worker *w, size_t item, size_t last, const char *kind,
   it = &r->ids[id];
   if (it->groups != w->race.groups || it->item != item || it->last != last) {
     char name[64];
-    if (last == item)
-      snprintf(name, sizeof name, "%s %zu", kind, item);
-    else if (last == SIZE_MAX)
-      snprintf(name, sizeof name, "%ss from %zu on", kind, item);
-    else
-      snprintf(name, sizeof name, "%ss %zu-%zu", kind, item, last);
+    fpar__race_items_name(name, sizeof name, kind, item, last);
     fpar__race_name_fiber(w, it->fiber, name);
     it->groups = w->race.groups;
     it->item = item;
@@ -235,6 +243,7 @@ fpar__race_item_run(fpar__worker *w, size_t item, size_t last, const char *kind,
     it->ctx = fpar__ctx_make(fpar__stack_lo(&r->stacks, id),
                              fpar__stack_hi(&r->stacks, id),
                              fpar__race_item_main, w, w->run.fpu);
+  r->kind = kind;
   r->fn = fn;
   r->row = row;
   r->si = si;
@@ -254,12 +263,15 @@ void fpar__race_items_end(fpar__worker *w) {
 
 /* A fault ended the group while an item ran (the scheduler has the
  * worker back): its context is abandoned mid-call, and its TSan fiber may
- * be inside runtime code with the runner's count of calls.  The identity
- * starts afresh. */
+ * be inside runtime code with the runner's count of calls (and, after a
+ * stack overflow, inside the fault handler, which never returned).  The
+ * identity starts afresh; the fault's message names the items. */
 static FPAR__RACE_UNCHECKED void fpar__race_item_fault(fpar__worker *w) {
   fpar__race_items *r = &w->race.items;
   fpar__race_item *it = &r->ids[r->running - 1];
 
+  fpar__race_items_name(r->faulted, sizeof r->faulted, r->kind, it->item,
+                        it->last);
   fpar__race_unignore(it->fiber, &w->race.slots[0]);
   __tsan_destroy_fiber(it->fiber);
   it->fiber = __tsan_create_fiber(0);

@@ -102,6 +102,26 @@ void fpar__race_item_run(fpar__worker *w, size_t item, size_t last,
  * before what follows. */
 void fpar__race_items_end(fpar__worker *w);
 
+/* If the code running on w is an item's call on its identity's stack,
+ * store that stack's pool and slot and return 1; else return 0.  The
+ * fault handler's question (async-signal-safe): a guard of those stacks
+ * is an item's overflow. */
+static inline int fpar__race_item_stack(const fpar__worker *w,
+                                        const fpar__stack_pool **pool,
+                                        size_t *slot) {
+  if (w->race.items.running == 0)
+    return 0;
+  *pool = &w->race.items.stacks;
+  *slot = w->race.items.running - 1;
+  return 1;
+}
+
+/* The items whose call the last fault cut short ("logical item 5"), or
+ * NULL when it struck outside item calls. */
+static inline const char *fpar__race_faulted(const fpar__worker *w) {
+  return w->race.items.faulted[0] != '\0' ? w->race.items.faulted : NULL;
+}
+
 /* Free the racecheck state (the worker's end). */
 void fpar__race_destroy(fpar__worker *w);
 
@@ -174,6 +194,16 @@ static inline void fpar__race_item_run(fpar__worker *w, size_t item,
 }
 static inline void fpar__race_items_end(fpar__worker *w) {
   (void)w;
+}
+static inline int fpar__race_item_stack(const fpar__worker *w,
+                                        const fpar__stack_pool **pool,
+                                        size_t *slot) {
+  (void)w, (void)pool, (void)slot;
+  return 0;
+}
+static inline const char *fpar__race_faulted(const fpar__worker *w) {
+  (void)w;
+  return NULL;
 }
 static inline void fpar__race_destroy(fpar__worker *w) {
   (void)w;

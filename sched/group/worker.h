@@ -132,6 +132,7 @@ typedef struct fpar__race_items {
   fpar__race_item *ids;
   size_t cap;
   size_t running;     /* identity + 1 of the item that runs; 0: none */
+  const char *kind;   /* what it runs ("logical item", "work-item") */
   void *back;         /* the runner's context while an item runs */
   void *runner_fiber; /* its TSan fiber */
   /* The call the running item makes. */
@@ -140,6 +141,9 @@ typedef struct fpar__race_items {
   fpar_s_item *si;
   void *arg;
   size_t x_end;
+  /* The items whose call a fault cut short (a stack overflow on its
+   * identity's stack), for the fault's message; "" after other faults. */
+  char faulted[64];
 } fpar__race_items;
 
 /* Racecheck's state of a worker. */
