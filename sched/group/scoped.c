@@ -137,11 +137,40 @@ static size_t fpar__s_item_identity(const fpar__worker *w,
   return id[0] + r[0] * (id[1] + r[1] * id[2]);
 }
 
+/* The calls of item function fn (width 1), or of runner row when it runs
+ * one call alone (`width` items each along dimension 0, the last of a row
+ * fewer), one at a time in the schedule's order, each as the racecheck
+ * identity of its first item. */
+static void fpar__calls_each(fpar__worker *w, const fpar_group *g,
+                             fpar_s_item_fn fn, fpar_s_row_fn row, void *ctx,
+                             int kind, size_t width) {
+  const char *name = kind == FPAR__ITEMS_SCOPED ? "logical item" : "work-item";
+  const fpar__order *o = &w->launch->spec.order;
+  const size_t *lr = g->local_range;
+  size_t per_row = (lr[0] + width - 1) / width, n = per_row * lr[1] * lr[2];
+  uint64_t key = (uint64_t)g->offset[0] ^ (uint64_t)g->offset[1] << 21 ^
+                 (uint64_t)g->offset[2] << 42 ^ (uint64_t)g->id[0] << 7;
+  size_t local[3], p;
+  fpar_s_item si;
+
+  for (p = 0; p < n; p++) {
+    size_t c = fpar__order_at(o, key, n, p), id, items;
+    local[0] = c % per_row * width;
+    local[1] = c / per_row % lr[1];
+    local[2] = c / per_row / lr[1];
+    items = lr[0] - local[0] < width ? lr[0] - local[0] : width;
+    fpar__s_item_of(&si, g, local, kind);
+    id = fpar__s_item_identity(w, &si, kind);
+    fpar__race_item_run(w, id, id + items - 1, name, fn, row, &si, ctx, 0);
+  }
+  fpar__race_items_end(w);
+}
+
 void fpar__items_each(fpar__worker *w, const fpar_group *g, fpar_s_item_fn fn,
                       fpar_s_row_fn row, void *ctx, int kind) {
   const char *name = kind == FPAR__ITEMS_SCOPED ? "logical item" : "work-item";
   const size_t *lr = g->local_range;
-  size_t local[3] = {0, 0, 0}, n = lr[0] * lr[1] * lr[2], p, id;
+  size_t local[3] = {0, 0, 0}, id;
   fpar_s_item si;
 
   if (row != NULL) {
@@ -161,23 +190,9 @@ void fpar__items_each(fpar__worker *w, const fpar_group *g, fpar_s_item_fn fn,
         local[2]++;
       }
     } while (local[2] < lr[2]);
-  } else {
-    /* One item per call, in the schedule's order. */
-    const fpar__order *o = &w->launch->spec.order;
-    uint64_t key = (uint64_t)g->offset[0] ^ (uint64_t)g->offset[1] << 21 ^
-                   (uint64_t)g->offset[2] << 42 ^ (uint64_t)g->id[0] << 7;
-
-    for (p = 0; p < n; p++) {
-      size_t c = fpar__order_at(o, key, n, p);
-      local[0] = c % lr[0];
-      local[1] = c / lr[0] % lr[1];
-      local[2] = c / lr[0] / lr[1];
-      fpar__s_item_of(&si, g, local, kind);
-      id = fpar__s_item_identity(w, &si, kind);
-      fpar__race_item_run(w, id, id, name, fn, NULL, &si, ctx, 0);
-    }
-  }
-  fpar__race_items_end(w);
+    fpar__race_items_end(w);
+  } else
+    fpar__calls_each(w, g, fn, NULL, ctx, kind, 1);
 }
 
 /* The items of a call of runner row when it runs one call alone (see
@@ -197,34 +212,6 @@ static size_t fpar__row_call_items(const fpar_group *g, fpar_s_row_fn row,
              : 0;
 }
 
-/* The calls of runner row, `width` items each along dimension 0 (the last
- * of a row fewer), one at a time in the schedule's order, each as the
- * racecheck identity of its first item. */
-static void fpar__row_calls_each(fpar__worker *w, const fpar_group *g,
-                                 fpar_s_row_fn row, void *ctx, int kind,
-                                 size_t width) {
-  const char *name = kind == FPAR__ITEMS_SCOPED ? "logical item" : "work-item";
-  const fpar__order *o = &w->launch->spec.order;
-  const size_t *lr = g->local_range;
-  size_t per_row = (lr[0] + width - 1) / width, n = per_row * lr[1] * lr[2];
-  uint64_t key = (uint64_t)g->offset[0] ^ (uint64_t)g->offset[1] << 21 ^
-                 (uint64_t)g->offset[2] << 42 ^ (uint64_t)g->id[0] << 7;
-  size_t local[3], p;
-  fpar_s_item si;
-
-  for (p = 0; p < n; p++) {
-    size_t c = fpar__order_at(o, key, n, p), id, items;
-    local[0] = c % per_row * width;
-    local[1] = c / per_row % lr[1];
-    local[2] = c / per_row / lr[1];
-    items = lr[0] - local[0] < width ? lr[0] - local[0] : width;
-    fpar__s_item_of(&si, g, local, kind);
-    id = fpar__s_item_identity(w, &si, kind);
-    fpar__race_item_run(w, id, id + items - 1, name, NULL, row, &si, ctx, 0);
-  }
-  fpar__race_items_end(w);
-}
-
 void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
                       fpar_s_item_fn fn, fpar_s_row_fn row, void *ctx,
                       int physical) {
@@ -241,7 +228,7 @@ void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
     size_t width =
         row != NULL ? fpar__row_call_items(g, row, ctx, physical) : 0;
     if (width != 0)
-      fpar__row_calls_each(w, g, row, ctx, physical, width);
+      fpar__calls_each(w, g, NULL, row, ctx, physical, width);
     else
       fpar__items_each(w, g, fn, row, ctx, physical);
     fpar__nesting(w)->inside = NULL;
