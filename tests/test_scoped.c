@@ -1060,6 +1060,9 @@ static void share_body(fpar_group *g, void *const *mem, void *p) {
     spin_for_us(100);
     fpar_distribute_items(g, check_local_filled, &c);
   }
+  /* The items read words that others are about to write: a barrier
+   * (distribute_items orders nothing when it ends). */
+  fpar_group_barrier(g);
   fpar_distribute_items_and_wait(g, write_own_slot, &c);
   spin_for_us(100);
   fpar_distribute_items(g, read_neighbour_slot, &c);
@@ -1708,7 +1711,8 @@ static void private_of_other_subgroup(fpar_group *g, void *args) {
 
   (void)args;
   memset(&s, 0, sizeof s);
-  fpar_distribute_items(g, save_item_of_subgroup_1, &s);
+  /* What one item saves, another reads after the barrier. */
+  fpar_distribute_items_and_wait(g, save_item_of_subgroup_1, &s);
   fpar_distribute_groups(g, foreign_subgroup, &s);
 }
 
