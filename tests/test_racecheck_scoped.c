@@ -5,15 +5,19 @@
  * In a ThreadSanitizer build every logical item of an item loop with a
  * function per item (distribute_items, a hierarchical work-item loop) is
  * a racecheck identity of its own: two items writing one word in one loop
- * are reported, at the kernel's line and naming the items; correct
- * kernels (item loops with _and_wait, private memory, row runners, lanes,
- * a flexible hierarchical range, items with locals whose address they
- * pass on) draw no report and give exact results.  Row runners made by
- * FPAR_DEFINE_ITEMS_ROW run each item as a call of its own there, and
- * lanes runners each block of W items: two items of one runner, and two
- * blocks of one fpar_distribute_lanes, writing one word are reported.  The
- * cases run in a child (this program with the case's name) whose standard error
- * is read; those tests skip outside a TSan build.
+ * are reported, at the kernel's line and naming the items, and so is an
+ * item reading what another wrote in the loop before with no group
+ * barrier in between (the end of distribute_items does not synchronise);
+ * correct kernels (item loops with _and_wait or a barrier between them,
+ * sub-group functions whose items read their locals, private memory, row
+ * runners, lanes, a flexible hierarchical range, items with locals whose
+ * address they pass on) draw no report and give exact results.  Row
+ * runners made by FPAR_DEFINE_ITEMS_ROW run each item as a call of its
+ * own there, and lanes runners each block of W items: two items of one
+ * runner, and two blocks of one fpar_distribute_lanes, writing one word
+ * are reported.  The cases run in a child (this program with the case's
+ * name) whose standard error is read; those tests skip outside a TSan
+ * build.
  *
  * In any build, also in a child: an item that overflows its stack fails
  * the launch with FPAR_ESTACKOVERFLOW, naming the kernel, the work group
@@ -179,6 +183,100 @@ static void scoped_reduce(fpar_group *g, void *p) {
   fpar_memory_environment(g, &r, 1, reduce_env, p);
 }
 
+/* Two distribute_items loops: in the first each item stores its input in
+ * local memory, in the second it reads the word of the item 5 further on
+ * (item 0 reads what item 5 wrote).  The end of a loop does not
+ * synchronise (AdaptiveCpp's distribute_items has no barrier): without
+ * fpar_group_barrier() in between that is a race, with it the result is
+ * exact.  A second memory environment then reuses the local memory, which
+ * is the runtime's hand-off, not a race. */
+static void neighbour_store(const fpar_s_item *si, void *p) {
+  item_ctx *c = p;
+
+  c->tmp[fpar_s_item_get_innermost_local_id(si, 0)] =
+      c->a->in[fpar_s_item_get_global_id(si, 0)];
+}
+
+static void neighbour_load(const fpar_s_item *si, void *p) {
+  item_ctx *c = p;
+  size_t lid = fpar_s_item_get_innermost_local_id(si, 0);
+
+  c->a->out[fpar_s_item_get_global_id(si, 0)] =
+      c->tmp[(lid + 5) % LOCAL]; /* the race without a barrier */
+}
+
+static void neighbour_env(fpar_group *g, void *const *mem, void *p) {
+  const item_ctx *o = p; /* step: 1 for the racy kernel */
+  item_ctx c = {o->a, NULL, mem[0], o->step};
+
+  fpar_distribute_items(g, neighbour_store, &c);
+  if (c.step == 0)
+    fpar_group_barrier(g);
+  fpar_distribute_items(g, neighbour_load, &c);
+}
+
+/* The second environment's items write the word of the item one further
+ * on and read their own after a barrier: item 0 writes the word item 27
+ * read in the first. */
+static void reuse_store(const fpar_s_item *si, void *p) {
+  item_ctx *c = p;
+  size_t lid = fpar_s_item_get_innermost_local_id(si, 0);
+
+  c->tmp[(lid + 1) % LOCAL] = (int32_t)lid;
+}
+
+static void reuse_check(const fpar_s_item *si, void *p) {
+  item_ctx *c = p;
+  size_t lid = fpar_s_item_get_innermost_local_id(si, 0);
+
+  if (c->tmp[lid] != (int32_t)((lid + LOCAL - 1) % LOCAL))
+    c->a->out[fpar_s_item_get_global_id(si, 0)] = -1;
+}
+
+static void reuse_env(fpar_group *g, void *const *mem, void *p) {
+  item_ctx c = {p, NULL, mem[0], 0};
+
+  fpar_distribute_items_and_wait(g, reuse_store, &c);
+  fpar_distribute_items(g, reuse_check, &c);
+}
+
+static void neighbour(fpar_group *g, void *p, size_t racy) {
+  fpar_mem_request r =
+      fpar_require_local_mem(LOCAL * sizeof(int32_t), 0, NULL, 0);
+  item_ctx c = {p, NULL, NULL, racy};
+
+  fpar_memory_environment(g, &r, 1, neighbour_env, &c);
+  fpar_memory_environment(g, &r, 1, reuse_env, p);
+}
+
+static void scoped_loops_racy(fpar_group *g, void *p) {
+  neighbour(g, p, 1);
+}
+
+static void scoped_loops_barrier(fpar_group *g, void *p) {
+  neighbour(g, p, 0);
+}
+
+/* Correct: a sub-group function whose items read its local context; the
+ * frame of each call reuses the last one's, with no barrier in between
+ * (the group function's own memory, not the items'). */
+static void sub_item(const fpar_s_item *si, void *p) {
+  const item_ctx *c = p;
+  size_t gid = fpar_s_item_get_global_id(si, 0);
+
+  c->a->out[gid] = c->a->in[gid] + (int32_t)c->step;
+}
+
+static void sub_function(fpar_group *sub, void *p) {
+  item_ctx c = {p, NULL, NULL, 1};
+
+  fpar_distribute_items(sub, sub_item, &c);
+}
+
+static void scoped_subgroups(fpar_group *g, void *p) {
+  fpar_distribute_groups(g, sub_function, p);
+}
+
 /* Correct: items whose locals are passed by address (each item's frames
  * are its own), through a function and through a row runner and lanes. */
 static __attribute__((noinline)) void fill_locals(int32_t *v, size_t n,
@@ -279,6 +377,20 @@ static int check_locals(const case_args *a) {
   return 1;
 }
 
+static int check_neighbour(const case_args *a) {
+  for (size_t i = 0; i < N; i++)
+    if (a->out[i] != a->in[i - i % LOCAL + (i % LOCAL + 5) % LOCAL])
+      return 0;
+  return 1;
+}
+
+static int check_plus_one(const case_args *a) {
+  for (size_t i = 0; i < N; i++)
+    if (a->out[i] != a->in[i] + 1)
+      return 0;
+  return 1;
+}
+
 static int check_hier(const case_args *a) {
   for (size_t i = 0; i < N; i++)
     if (a->out[i] != a->in[i] + 2)
@@ -295,6 +407,9 @@ static const child_case child_cases[] = {
     {"scoped_reduce", 0, scoped_reduce, check_sums},
     {"scoped_locals", 0, scoped_locals, check_locals},
     {"hier_correct", 1, hier_correct, check_hier},
+    {"scoped_loops_racy", 0, scoped_loops_racy, NULL},
+    {"scoped_loops_barrier", 0, scoped_loops_barrier, check_neighbour},
+    {"scoped_subgroups", 0, scoped_subgroups, check_plus_one},
 };
 #define CHILD_CASES (sizeof child_cases / sizeof *child_cases)
 
@@ -497,17 +612,26 @@ START_TEST(test_rows_same_word) {
 }
 END_TEST
 
+/* The end of a distribute_items loop does not synchronise: item 0 of the
+ * next loop reads item 5's word. */
+START_TEST(test_scoped_loops_racy) {
+  expect_race("scoped_loops_racy", "logical item");
+}
+END_TEST
+
+static const char *const clean_cases[] = {
+    "scoped_reduce", "scoped_locals", "hier_correct", "scoped_loops_barrier",
+    "scoped_subgroups"};
+#define CLEAN_CASES (sizeof clean_cases / sizeof *clean_cases)
+
 START_TEST(test_correct) {
-  static const char *const clean[] = {"scoped_reduce", "scoped_locals",
-                                      "hier_correct"};
-  expect_clean(clean[_i]);
+  expect_clean(clean_cases[_i]);
 }
 END_TEST
 
 /* The correct cases give exact results in any build, in this process. */
 START_TEST(test_correct_results) {
-  static const char *const clean[] = {"scoped_reduce", "scoped_locals",
-                                      "hier_correct"};
+  const char *const *clean = clean_cases;
   for (size_t k = 0; k < CHILD_CASES; k++)
     if (strcmp(child_cases[k].name, clean[_i]) == 0)
       ck_assert_int_eq(run_child_case(&child_cases[k]), 0);
@@ -640,7 +764,7 @@ static Suite *racecheck_scoped_suite(void) {
   tcase_add_loop_test(tc, test_reverse_moves_items, 0,
                       (int)(sizeof last_kernels / sizeof *last_kernels));
   tcase_add_loop_test(tc, test_correct_same_bits, 0, 2);
-  tcase_add_loop_test(tc, test_correct_results, 0, 3);
+  tcase_add_loop_test(tc, test_correct_results, 0, (int)CLEAN_CASES);
   suite_add_tcase(s, tc);
   tc = fpar_test_case("overflow");
   tcase_add_loop_test(tc, test_item_overflow, 0, (int)OVERFLOW_CASES);
@@ -650,7 +774,8 @@ static Suite *racecheck_scoped_suite(void) {
     tcase_add_test(tc, test_scoped_same_word);
     tcase_add_test(tc, test_hier_same_word);
     tcase_add_loop_test(tc, test_rows_same_word, 0, 3);
-    tcase_add_loop_test(tc, test_correct, 0, 3);
+    tcase_add_test(tc, test_scoped_loops_racy);
+    tcase_add_loop_test(tc, test_correct, 0, (int)CLEAN_CASES);
     suite_add_tcase(s, tc);
   } else
     printf("SKIP: the racecheck cases need a ThreadSanitizer build\n");

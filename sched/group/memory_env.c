@@ -10,6 +10,7 @@
 #include "sched/group/abort.h"
 #include "sched/group/arena.h"
 #include "sched/group/memory_env.h"
+#include "sched/group/race.h"
 #include "sched/group/scoped.h"
 
 struct fpar_private_memory {
@@ -112,6 +113,8 @@ int fpar_memory_environment(fpar_group *g, const fpar_mem_request *reqs,
       fpar__fill(mem[k], r->size, r->init, r->init_size);
   }
   fn(g, mem, ctx);
+  /* The next environment reuses the memory: the runtime's hand-off. */
+  fpar__race_items_sync(w);
   fpar__arena_release(&w->arena, mark);
   return 0;
 }

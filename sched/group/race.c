@@ -7,6 +7,7 @@
 
 #include "sched/fiber/context.h"
 #include "sched/group/race.h"
+#include "sched/group/scoped.h"
 
 #ifdef FPAR__TSAN
 
@@ -71,18 +72,19 @@ void fpar__race_switch_out(fpar__worker *w) {
 }
 
 /* End the ignores of TSan fiber `fiber`, which is parked inside runtime
- * code `depth` calls deep, with TSan told for the moment that it runs
- * (TSan checks that a fiber it destroys ignores nothing). */
+ * code *depth calls deep (or, for the runner, in code after a scoped loop
+ * while *depth is 1), with TSan told for the moment that it runs (TSan
+ * checks that a fiber it destroys ignores nothing). */
 static FPAR__RACE_UNCHECKED void fpar__race_unignore(void *fiber,
-                                                     fpar__race_slot *slot) {
+                                                     size_t *depth) {
   void *self = __tsan_get_current_fiber();
 
-  if (slot->depth == 0 || fiber == NULL)
+  if (*depth == 0 || fiber == NULL)
     return;
   __tsan_switch_to_fiber(fiber, __tsan_switch_to_fiber_no_sync);
   fpar__race_ignore(0);
   __tsan_switch_to_fiber(self, __tsan_switch_to_fiber_no_sync);
-  slot->depth = 0;
+  *depth = 0;
 }
 
 static void fpar__race_item_fault(fpar__worker *w);
@@ -92,6 +94,8 @@ void fpar__race_sched_back(fpar__worker *w) {
   w->race.items.faulted[0] = '\0';
   if (w->race.items.running != 0)
     fpar__race_item_fault(w);
+  /* The runner's context is abandoned too. */
+  fpar__race_unignore(w->tsan_fibers[0], &w->race.items.unsynced);
 }
 
 /* Name TSan fiber `fiber` after the work-items it runs. */
@@ -257,8 +261,22 @@ fpar__race_item_run(fpar__worker *w, size_t item, size_t last, const char *kind,
   fpar__ctx_switch_shared_fpenv(&r->back, it->ctx);
 }
 
-void fpar__race_items_end(fpar__worker *w) {
+FPAR__RACE_UNCHECKED void fpar__race_items_sync(fpar__worker *w) {
   __tsan_acquire(&w->race.words[3]);
+  if (w->race.items.unsynced) {
+    w->race.items.unsynced = 0;
+    fpar__race_ignore(0);
+  }
+}
+
+FPAR__RACE_UNCHECKED void fpar__race_items_end(fpar__worker *w, int kind,
+                                               int grouped) {
+  if (kind != FPAR__ITEMS_SCOPED || grouped)
+    fpar__race_items_sync(w);
+  else if (!w->race.items.unsynced) {
+    w->race.items.unsynced = 1;
+    fpar__race_ignore(1);
+  }
 }
 
 /* A fault ended the group while an item ran (the scheduler has the
@@ -272,7 +290,7 @@ static FPAR__RACE_UNCHECKED void fpar__race_item_fault(fpar__worker *w) {
 
   fpar__race_items_name(r->faulted, sizeof r->faulted, r->kind, it->item,
                         it->last);
-  fpar__race_unignore(it->fiber, &w->race.slots[0]);
+  fpar__race_unignore(it->fiber, &w->race.slots[0].depth);
   __tsan_destroy_fiber(it->fiber);
   it->fiber = __tsan_create_fiber(0);
   it->ctx = NULL;
@@ -285,7 +303,7 @@ FPAR__RACE_UNCHECKED void fpar__race_destroy(fpar__worker *w) {
   size_t f;
 
   for (f = 0; f < w->race.cap && f < w->cap_ctx; f++)
-    fpar__race_unignore(w->tsan_fibers[f], &w->race.slots[f]);
+    fpar__race_unignore(w->tsan_fibers[f], &w->race.slots[f].depth);
   free(w->race.slots);
   w->race.slots = NULL;
   w->race.cap = 0;

@@ -35,8 +35,21 @@
  * physical work-item, which runs all the logical items mapped to it in
  * order.  The runner releases the group-start word before each item and
  * each item acquires it; each item releases the switch word when it
- * returns, and the runner acquires it at the end of the loop: the end of
- * an item loop orders its items before what follows.
+ * returns, and the runner acquires it where the model orders the items
+ * before what follows: a group barrier (fpar_group_barrier, the _and_wait
+ * forms), the end of a hierarchical loop (its implicit barrier), and the
+ * runtime's own hand-offs, the end of a memory environment (whose local
+ * memory the next one reuses) and of the group function.  The end of a
+ * scoped distribute_items loop orders nothing (as in AdaptiveCpp): an
+ * item of the next loop that reads what another item wrote, with no
+ * barrier in between, is reported.  (A call of a lanes runner, or of a
+ * runner built against an older header, is one identity for several
+ * items, so the end of such a loop still orders them.)  The
+ * group function's own code from there to the next of those points is
+ * not checked: it is not ordered after the items, and it reuses the
+ * frames of its stack whose variables the items read (a context struct),
+ * which are the group function's own (private to each work-item on a
+ * GPU), so checking it would report that reuse.
  *
  * Everything here compiles to nothing in builds without TSan.
  */
@@ -98,9 +111,16 @@ void fpar__race_item_run(fpar__worker *w, size_t item, size_t last,
                          const char *kind, fpar_s_item_fn fn, fpar_s_row_fn row,
                          fpar_s_item *si, void *arg, size_t x_end);
 
-/* The runner is at the end of an item loop: what its items did is ordered
+/* The runner is at the end of an item loop of `kind` (FPAR__ITEMS_*;
+ * grouped: its calls ran several items each as one identity): a scoped
+ * loop of one item per call orders nothing (and the runner's accesses are
+ * ignored until the next synchronising point), others order their items
  * before what follows. */
-void fpar__race_items_end(fpar__worker *w);
+void fpar__race_items_end(fpar__worker *w, int kind, int grouped);
+
+/* The runner is at a point that orders what the items of the group's
+ * item loops did so far before what follows (see above). */
+void fpar__race_items_sync(fpar__worker *w);
 
 /* If the code running on w is an item's call on its identity's stack,
  * store that stack's pool and slot and return 1; else return 0.  The
@@ -192,7 +212,11 @@ static inline void fpar__race_item_run(fpar__worker *w, size_t item,
   else
     row(si, arg, x_end);
 }
-static inline void fpar__race_items_end(fpar__worker *w) {
+static inline void fpar__race_items_end(fpar__worker *w, int kind,
+                                        int grouped) {
+  (void)w, (void)kind, (void)grouped;
+}
+static inline void fpar__race_items_sync(fpar__worker *w) {
   (void)w;
 }
 static inline int fpar__race_item_stack(const fpar__worker *w,

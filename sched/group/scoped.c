@@ -88,6 +88,7 @@ void fpar__run_group_function(fpar__worker *w, size_t linear) {
   fpar__nesting(w)->innermost = &wg;
   fpar__nesting(w)->inside = NULL;
   l->spec.group_fn(&wg, l->spec.args);
+  fpar__race_items_sync(w); /* the next group reuses the memory */
   fpar__arena_release(&w->arena, w->run.arena_mark);
 }
 
@@ -163,7 +164,11 @@ static void fpar__calls_each(fpar__worker *w, const fpar_group *g,
     id = fpar__s_item_identity(w, &si, kind);
     fpar__race_item_run(w, id, id + items - 1, name, fn, row, &si, ctx, 0);
   }
-  fpar__race_items_end(w);
+  /* A hierarchical loop ends with its implicit barrier, a scoped one with
+   * none (race.h); but a call of several items is the identity of its
+   * first, so a later loop's items would see their own writes as another
+   * identity's. */
+  fpar__race_items_end(w, kind, width > 1);
 }
 
 void fpar__items_each(fpar__worker *w, const fpar_group *g, fpar_s_item_fn fn,
@@ -190,7 +195,7 @@ void fpar__items_each(fpar__worker *w, const fpar_group *g, fpar_s_item_fn fn,
         local[2]++;
       }
     } while (local[2] < lr[2]);
-    fpar__race_items_end(w);
+    fpar__race_items_end(w, kind, 1);
   } else
     fpar__calls_each(w, g, fn, NULL, ctx, kind, 1);
 }
@@ -357,6 +362,7 @@ int fpar_group_barrier(fpar_group *g) {
   if (w == NULL)
     return FPAR_ENOTKERNEL;
   w->run.barriers++;
+  fpar__race_items_sync(w);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   return 0;
 }

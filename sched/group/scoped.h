@@ -60,7 +60,8 @@ void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
  * racecheck: fn for every logical item of g in the schedule's order, each
  * as its own racecheck identity (sched/group/race.h), or row's calls as
  * in local-id order, each call one identity; then the end of the loop
- * orders its items before what follows.  kind: FPAR__ITEMS_*. */
+ * orders its items before what follows, but for a scoped function loop's
+ * (fpar__race_items_end).  kind: FPAR__ITEMS_*. */
 void fpar__items_each(fpar__worker *w, const fpar_group *g, fpar_s_item_fn fn,
                       fpar_s_row_fn row, void *ctx, int kind);
 

@@ -132,6 +132,8 @@ typedef struct fpar__race_items {
   fpar__race_item *ids;
   size_t cap;
   size_t running;     /* identity + 1 of the item that runs; 0: none */
+  size_t unsynced;    /* 1: the runner's accesses are ignored, since a
+                         scoped loop ended without synchronising */
   const char *kind;   /* what it runs ("logical item", "work-item") */
   void *back;         /* the runner's context while an item runs */
   void *runner_fiber; /* its TSan fiber */
