@@ -42,12 +42,7 @@ int fpar_parallel_for_work_item_range(fpar_group *g, fpar_range logical,
     for (l[2] = 0; l[2] < view.local_range[2]; l[2]++)
       for (l[1] = 0; l[1] < view.local_range[1]; l[1]++)
         for (l[0] = 0; l[0] < view.local_range[0]; l[0]++) {
-          for (d = 0; d < 3; d++) {
-            si.local_id[d] = si.group_local_id[d] = l[d];
-            si.physical_id[d] = l[d] % g->physical_range[d];
-            si.global_id[d] = g->global_origin[d] + si.physical_id[d];
-          }
-          si.group = &view;
+          fpar__s_item_logical(&si, &view, l);
           fn(&si, ctx);
         }
   fpar__nesting(w)->inside = NULL;

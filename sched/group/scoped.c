@@ -112,18 +112,10 @@ static void fpar__s_item_set(fpar_s_item *si, const fpar_group *g,
 /* The same for any kind of item loop (FPAR__ITEMS_*). */
 static void fpar__s_item_of(fpar_s_item *si, const fpar_group *g,
                             const size_t local[3], int kind) {
-  unsigned d;
-
-  if (kind != FPAR__ITEMS_LOGICAL) {
+  if (kind == FPAR__ITEMS_LOGICAL)
+    fpar__s_item_logical(si, g, local);
+  else
     fpar__s_item_set(si, g, local, kind == FPAR__ITEMS_PHYSICAL);
-    return;
-  }
-  for (d = 0; d < 3; d++) {
-    si->local_id[d] = si->group_local_id[d] = local[d];
-    si->physical_id[d] = local[d] % g->physical_range[d];
-    si->global_id[d] = g->global_origin[d] + si->physical_id[d];
-  }
-  si->group = g;
 }
 
 /* Racecheck's identity of item si: a scoped item's local linear id in the

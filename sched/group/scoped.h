@@ -49,6 +49,22 @@ fpar__worker *fpar__check_group_op(const fpar_group *g, const char *op);
 #define FPAR__ITEMS_PHYSICAL 1
 #define FPAR__ITEMS_LOGICAL 2
 
+/* The logical item with local id `local` of a hierarchical loop over a
+ * logical range of g (FPAR__ITEMS_LOGICAL): it runs on physical work-item
+ * local mod the physical range, whose global id it has.  Inline: the
+ * forward loop of hierarchical.c makes one per item. */
+static inline void fpar__s_item_logical(fpar_s_item *si, const fpar_group *g,
+                                        const size_t local[3]) {
+  unsigned d;
+
+  for (d = 0; d < 3; d++) {
+    si->local_id[d] = si->group_local_id[d] = local[d];
+    si->physical_id[d] = local[d] % g->physical_range[d];
+    si->global_id[d] = g->global_origin[d] + si->physical_id[d];
+  }
+  si->group = g;
+}
+
 /* Call fn for every logical item of g, or row once per row of g (the
  * other NULL), as the item loop `op`; physical: FPAR__ITEMS_SCOPED or
  * FPAR__ITEMS_PHYSICAL. */
