@@ -209,6 +209,39 @@ static size_t fpar__row_call_items(const fpar_group *g, fpar_s_row_fn row,
              : 0;
 }
 
+/* fn for every item of g in local-id order, with `physical` a constant
+ * in each copy (see fpar__items_forward). */
+static inline __attribute__((always_inline)) void
+fpar__items_forward_as(const fpar_group *g, fpar_s_item_fn fn, void *ctx,
+                       const int physical) {
+  size_t local[3];
+  fpar_s_item si;
+
+  for (local[2] = 0; local[2] < g->local_range[2]; local[2]++)
+    for (local[1] = 0; local[1] < g->local_range[1]; local[1]++)
+      for (local[0] = 0; local[0] < g->local_range[0]; local[0]++) {
+        fpar__s_item_set(&si, g, local, physical);
+        fn(&si, ctx);
+      }
+}
+
+/* The forward loop of a function per item, in a function of its own:
+ * inside fpar__items_loop, with the other paths' values live too, GCC
+ * kept fn on the stack and loaded it again for every item, beside a call
+ * of fpar__s_item_set.  Here, with one copy per value of physical, GCC
+ * inlines fpar__s_item_set into the loop (callgrind, scoped_reduce: 12
+ * instructions fewer per item); fn and ctx are loaded from the stack for
+ * each call, as fn was. */
+static __attribute__((noinline)) void fpar__items_forward(const fpar_group *g,
+                                                          fpar_s_item_fn fn,
+                                                          void *ctx,
+                                                          int physical) {
+  if (physical)
+    fpar__items_forward_as(g, fn, ctx, 1);
+  else
+    fpar__items_forward_as(g, fn, ctx, 0);
+}
+
 void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
                       fpar_s_item_fn fn, fpar_s_row_fn row, void *ctx,
                       int physical) {
@@ -231,22 +264,20 @@ void fpar__items_loop(fpar__worker *w, const fpar_group *g, const char *op,
     fpar__nesting(w)->inside = NULL;
     return;
   }
+  if (fn != NULL) {
+    fpar__items_forward(g, fn, ctx, physical);
+    fpar__nesting(w)->inside = NULL;
+    return;
+  }
   for (local[2] = 0; local[2] < g->local_range[2]; local[2]++) {
     for (local[1] = 0; local[1] < g->local_range[1]; local[1]++) {
       local[0] = 0;
-      if (row != NULL) {
-        /* A runner may go on past this row; it returns naming the last
-         * row it ran (see fpar_s_row_fn). */
-        fpar__s_item_set(&si, g, local, physical);
-        row(&si, ctx, g->local_range[0]);
-        local[1] = si.local_id[1];
-        local[2] = si.local_id[2];
-        continue;
-      }
-      for (; local[0] < g->local_range[0]; local[0]++) {
-        fpar__s_item_set(&si, g, local, physical);
-        fn(&si, ctx);
-      }
+      /* A runner may go on past this row; it returns naming the last row
+       * it ran (see fpar_s_row_fn). */
+      fpar__s_item_set(&si, g, local, physical);
+      row(&si, ctx, g->local_range[0]);
+      local[1] = si.local_id[1];
+      local[2] = si.local_id[2];
     }
   }
   fpar__nesting(w)->inside = NULL;
