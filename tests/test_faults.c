@@ -463,6 +463,48 @@ START_TEST(test_fault_in_one_group_of_many) {
 }
 END_TEST
 
+/* Groups bad_group, bad_group + 3, ... diverge; the others reverse their
+ * values as one_bad_group_kernel's do. */
+static void every_third_group_kernel(fpar_item *it, void *p) {
+  fault_args *a = p;
+  size_t g = fpar_group_id(it, 0);
+
+  if (g >= a->bad_group && (g - a->bad_group) % 3 == 0 &&
+      fpar_local_id(it, 0) == 0)
+    return;
+  one_bad_group_kernel(it, p);
+}
+
+static const char *const fault_schedules[] = {"forward", "reverse",
+                                              "shuffle:3"};
+
+/* Of many groups that fault, on two workers and the waiting host thread,
+ * in any FIBERPAR_SCHEDULE order, the launch reports the lowest, every
+ * time: a message that changes from run to run would send its reader
+ * after the wrong group. */
+START_TEST(test_lowest_faulting_group_reported) {
+  enum { GROUPS = 64, N = GROUPS * FAULT_GROUP, ROUNDS = 40 };
+  uint64_t *out = malloc(N * sizeof *out);
+  fpar_test_env e;
+  fault_args a;
+  fpar_launch_desc d;
+
+  ck_assert_int_eq(setenv("FIBERPAR_SCHEDULE", fault_schedules[_i], 1), 0);
+  fpar_test_env_init(&e, 2);
+  a = fault_args_for(&e, out);
+  a.bad_group = 5;
+  d = fault_desc("every_third_group", every_third_group_kernel, &a);
+  d.global = fpar_range1(N);
+  for (int round = 0; round < ROUNDS; round++)
+    expect_fault(&e, &d, FPAR_EDIVERGENCE,
+                 (const char *[]){"work-group (5,0,0)", NULL});
+  check_queue_still_works(&e);
+  fpar_test_env_fini(&e);
+  unsetenv("FIBERPAR_SCHEDULE");
+  free(out);
+}
+END_TEST
+
 /* ---- Many faults --------------------------------------------------------- */
 
 START_TEST(test_repeated_faults) {
@@ -522,6 +564,8 @@ static Suite *faults_suite(void) {
 
   tc = fpar_test_case("recovery");
   tcase_add_test(tc, test_fault_in_one_group_of_many);
+  tcase_add_loop_test(tc, test_lowest_faulting_group_reported, 0,
+                      sizeof fault_schedules / sizeof *fault_schedules);
   tcase_add_test(tc, test_repeated_faults);
   suite_add_tcase(s, tc);
   return s;

@@ -27,7 +27,8 @@ struct fpar__launch_pool {
   size_t record_size;
   unsigned num_chunks;
   uv_mutex_t grow_lock;
-  unsigned num_slabs; /* guarded by grow_lock */
+  unsigned num_slabs;   /* guarded by grow_lock */
+  uv_mutex_t fail_lock; /* orders the faults reported to its launches */
   _Atomic(char *) slabs[FPAR__POOL_SLABS];
 };
 
@@ -120,6 +121,11 @@ int fpar__launch_pool_init(fpar__launch_pool **out, unsigned num_chunks) {
     free(p);
     return FPAR_ENOMEM;
   }
+  if (uv_mutex_init(&p->fail_lock) != 0) {
+    uv_mutex_destroy(&p->grow_lock);
+    free(p);
+    return FPAR_ENOMEM;
+  }
   p->record_size = (size + 63) / 64 * 64;
   p->num_chunks = num_chunks;
   atomic_init(&p->head, 0);
@@ -137,6 +143,7 @@ void fpar__launch_pool_destroy(fpar__launch_pool *p) {
   for (k = 0; k < p->num_slabs; k++)
     free(atomic_load_explicit(&p->slabs[k], memory_order_relaxed));
   uv_mutex_destroy(&p->grow_lock);
+  uv_mutex_destroy(&p->fail_lock);
   free(p);
 }
 
@@ -158,7 +165,7 @@ fpar__launch *fpar__launch_create(fpar__launch_pool *pool,
   l->sched = NULL;
   atomic_store_explicit(&l->next, NULL, memory_order_relaxed);
   atomic_store_explicit(&l->status, FPAR__LAUNCH_QUEUED, memory_order_relaxed);
-  atomic_store_explicit(&l->failed, 0, memory_order_relaxed);
+  atomic_store_explicit(&l->failed_group, FPAR__NO_FAULT, memory_order_relaxed);
   l->fault_code = 0;
   l->error[0] = '\0';
   atomic_store_explicit(&l->groups_done, 0, memory_order_relaxed);
@@ -191,14 +198,17 @@ void fpar__launch_unref(fpar__launch *l) {
   fpar__pool_push(l->pool, l, l);
 }
 
-void fpar__launch_fail(fpar__launch *l, int code, const char *message) {
-  int expected = 0;
+void fpar__launch_fail(fpar__launch *l, size_t group, int code,
+                       const char *message) {
   size_t n;
 
-  if (!atomic_compare_exchange_strong(&l->failed, &expected, 1))
-    return;
-  l->fault_code = code;
-  n = strnlen(message, sizeof l->error - 1);
-  memcpy(l->error, message, n);
-  l->error[n] = '\0';
+  uv_mutex_lock(&l->pool->fail_lock);
+  if (group < atomic_load_explicit(&l->failed_group, memory_order_relaxed)) {
+    l->fault_code = code;
+    n = strnlen(message, sizeof l->error - 1);
+    memcpy(l->error, message, n);
+    l->error[n] = '\0';
+    atomic_store_explicit(&l->failed_group, group, memory_order_release);
+  }
+  uv_mutex_unlock(&l->pool->fail_lock);
 }

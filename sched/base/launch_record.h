@@ -118,8 +118,10 @@ struct fpar_event {
   /* Execution state. */
   atomic_int status; /* FPAR__LAUNCH_QUEUED, _RUNNING, then the result: 0
                         or the fault's negative code */
-  atomic_int failed; /* a group faulted; later groups are skipped */
-  int fault_code;    /* set by the failed-flag winner */
+  /* The lowest linear id of a group that faulted (FPAR__NO_FAULT: none);
+   * groups above it are skipped, those below still run. */
+  atomic_size_t failed_group;
+  int fault_code; /* that group's fault */
   atomic_int refs;
   atomic_size_t groups_done;
   uint64_t submit_ns, start_ns, end_ns;
@@ -154,9 +156,29 @@ void fpar__launch_unref(fpar__launch *l);
  * this way may since serve another launch: check its seq. */
 int fpar__launch_try_ref(fpar__launch *l);
 
-/* Record the first fault of a launch (later ones are dropped).  message is
- * copied (up to FPAR__ERROR_MAX - 1 bytes). */
-void fpar__launch_fail(fpar__launch *l, int code, const char *message);
+/* failed_group of a launch none of whose groups faulted. */
+#define FPAR__NO_FAULT SIZE_MAX
+
+/* Record the fault of group `group` (linear id) of a launch, unless a
+ * group below it faulted too: a launch reports the lowest group that
+ * faults, whatever the order in which workers reach them, since groups
+ * below a fault still run (fpar__launch_skips).  message is copied (up
+ * to FPAR__ERROR_MAX - 1 bytes). */
+void fpar__launch_fail(fpar__launch *l, size_t group, int code,
+                       const char *message);
+
+/* 1 if a group of the launch faulted; its fault_code and error are then
+ * set (once the launch's groups are done). */
+static inline int fpar__launch_failed(const fpar__launch *l) {
+  return atomic_load_explicit(&l->failed_group, memory_order_acquire) !=
+         FPAR__NO_FAULT;
+}
+
+/* 1 if group `group` (linear id) is to be skipped: a group below it
+ * faulted. */
+static inline int fpar__launch_skips(const fpar__launch *l, size_t group) {
+  return group > atomic_load_explicit(&l->failed_group, memory_order_relaxed);
+}
 
 /* The 3-D id of the launch's group with linear id `linear`. */
 static inline void fpar__group_id(const fpar__launch *l, size_t linear,
@@ -166,6 +188,14 @@ static inline void fpar__group_id(const fpar__launch *l, size_t linear,
   id[0] = linear % r[0];
   id[1] = linear / r[0] % r[1];
   id[2] = linear / r[0] / r[1];
+}
+
+/* The linear id of the launch's group with 3-D id `id`. */
+static inline size_t fpar__group_linear(const fpar__launch *l,
+                                        const size_t id[3]) {
+  const size_t *r = l->spec.geo.group_range;
+
+  return id[0] + r[0] * (id[1] + r[1] * id[2]);
 }
 
 /* Kernel calls (and fibers) of a group of local range lr: a lane kernel

@@ -82,9 +82,7 @@ void fpar__trace_launch(fpar__worker *w, const fpar__launch *l) {
   r->groups = l->spec.num_groups;
   r->geo = l->spec.geo;
   r->model = l->spec.model;
-  r->result = atomic_load_explicit(&l->failed, memory_order_acquire)
-                  ? l->fault_code
-                  : 0;
+  r->result = fpar__launch_failed(l) ? l->fault_code : 0;
   memcpy(r->name, l->spec.name, sizeof r->name);
   r->next = atomic_load_explicit(&tw->launches, memory_order_relaxed);
   atomic_store_explicit(&tw->launches, r, memory_order_release);

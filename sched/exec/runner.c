@@ -29,8 +29,8 @@ void fpar__runner_main(void *arg) {
   fpar__san_switch_in(NULL, &w->thread_stack_lo, &w->thread_stack_size);
   fpar__race_fresh(w);
   while (fpar__worker_claim(w, &group)) {
-    if (atomic_load_explicit(&w->launch->failed, memory_order_relaxed))
-      ; /* a group faulted: the rest are skipped */
+    if (fpar__launch_skips(w->launch, group))
+      ; /* a group below faulted: this one is skipped */
     else if (__builtin_expect(w->trace == NULL, 1))
       fpar__runner_group(w, group);
     else {

@@ -167,7 +167,7 @@ void fpar__sched_submit(fpar__sched *s, fpar__launch *l) {
 /* The last group of l has finished: publish the result, start the next
  * launch, wake the waiters. */
 static void fpar__sched_complete(fpar__sched *s, fpar__launch *l) {
-  int failed = atomic_load_explicit(&l->failed, memory_order_acquire);
+  int failed = fpar__launch_failed(l);
   fpar__launch *next = NULL;
 
   l->end_ns = fpar__now_ns();

@@ -111,7 +111,7 @@ static void fpar__worker_report_fault(fpar__worker *w) {
   snprintf(msg, sizeof msg, "kernel '%s', work-group (%zu,%zu,%zu): %s",
            l->spec.name, g->group_id[0], g->group_id[1], g->group_id[2],
            w->fault.detail);
-  fpar__launch_fail(l, w->fault.code, msg);
+  fpar__launch_fail(l, fpar__group_linear(l, g->group_id), w->fault.code, msg);
 }
 
 /* Allocate the launch-time local buffers at the bottom of the arena; the
