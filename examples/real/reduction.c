@@ -92,12 +92,13 @@ typedef struct red_local {
   float sdata[RED_LOCAL];
 } red_local;
 
-typedef struct red_state {
+/* What every work-item holds alike: the stride of the tree. */
+typedef struct red_uniform {
   unsigned s;
-} red_state;
+} red_uniform;
 
-FPAR_PHASE_KERNEL_LOCAL(reduction_port, it, args, red_state, st, red_local,
-                        lm) {
+FPAR_PHASE_KERNEL_LOCAL_UNIFORM(reduction_port, it, args, red_uniform, u, char,
+                                st, red_local, lm) {
   const red_args *a = args;
   const unsigned tid = (unsigned)fpar_local_id(it, 0);
   const unsigned blockSize = (unsigned)fpar_local_range(it, 0);
@@ -114,9 +115,9 @@ FPAR_PHASE_KERNEL_LOCAL(reduction_port, it, args, red_state, st, red_local,
     }
   }
   FPAR_PHASE_BARRIER();
-  for (st->s = blockSize / 2; st->s > 0; st->s >>= 1) {
-    if (tid < st->s)
-      lm->sdata[tid] += lm->sdata[tid + st->s];
+  for (u->s = blockSize / 2; u->s > 0; u->s >>= 1) {
+    if (tid < u->s)
+      lm->sdata[tid] += lm->sdata[tid + u->s];
     FPAR_PHASE_BARRIER();
   }
   if (tid == 0)

@@ -130,14 +130,19 @@ typedef struct st_local {
   float sh[ST_TY][ST_TX];
 } st_local;
 
+/* What every work-item holds alike: the plane. */
+typedef struct st_uniform {
+  int k;
+} st_uniform;
+
 typedef struct st_state {
   float bottom, current, top;
-  int k;
 } st_state;
 
 #define IDX(i, j, k) ((i) + nx * ((j) + ny * (k)))
 
-FPAR_PHASE_KERNEL_LOCAL(stencil_port, it, args, st_state, st, st_local, lm) {
+FPAR_PHASE_KERNEL_LOCAL_UNIFORM(stencil_port, it, args, st_uniform, u, st_state,
+                                st, st_local, lm) {
   const st_args *a = args;
   const float *A0 = a->A0;
   const int nx = a->nx, ny = a->ny, nz = a->nz;
@@ -149,11 +154,11 @@ FPAR_PHASE_KERNEL_LOCAL(stencil_port, it, args, st_state, st, st_local, lm) {
   st->bottom = A0[IDX(i, j, 0)];
   st->current = A0[IDX(i, j, 1)];
   st->top = A0[IDX(i, j, 2)];
-  for (st->k = 1; st->k < nz - 1; st->k++) {
+  for (u->k = 1; u->k < nz - 1; u->k++) {
     lm->sh[ly][lx] = st->current;
     FPAR_PHASE_BARRIER();
     if (interior) {
-      const int k = st->k;
+      const int k = u->k;
       float w = lx > 0 ? lm->sh[ly][lx - 1] : A0[IDX(i - 1, j, k)];
       float e = lx < ST_TX - 1 ? lm->sh[ly][lx + 1] : A0[IDX(i + 1, j, k)];
       float s = ly > 0 ? lm->sh[ly - 1][lx] : A0[IDX(i, j - 1, k)];
@@ -165,8 +170,8 @@ FPAR_PHASE_KERNEL_LOCAL(stencil_port, it, args, st_state, st, st_local, lm) {
     FPAR_PHASE_BARRIER();
     st->bottom = st->current;
     st->current = st->top;
-    if (st->k + 2 < nz)
-      st->top = A0[IDX(i, j, st->k + 2)];
+    if (u->k + 2 < nz)
+      st->top = A0[IDX(i, j, u->k + 2)];
   }
   FPAR_PHASE_END();
 }
