@@ -9,7 +9,11 @@
  * neighbour's local word read before any barrier; groups adding into one
  * global word without atomics; two work-items of a barrier-free
  * FPAR_KERNEL, and two calls of a lane kernel, writing one word) are to
- * draw a report.
+ * draw a report.  Two lanes of one call writing one word
+ * (lanes_of_one_call_same_word) draw one only where a call is one lane:
+ * in racecheck_kernels_scalar, this program built with
+ * -DFPAR_SIMD_FORCE_SCALAR (W = 1), as docs/racecheck.md tells users to
+ * build a lane kernel to check its lanes.
  * Correct cases (barriers, collectives, sub-group operations, group
  * copies, atomics, ping-pong local buffers, a barrier-free FPAR_KERNEL
  * and a lane kernel) are to draw none and give
@@ -119,6 +123,17 @@ FPAR_LANE_KERNEL(lane_kernel_same_word, lk, p) {
 
   if (x < 2 * FPAR_SIMD_WIDTH)
     a->out[fpar_group_id(lk->it, 0)] = (int32_t)x; /* the race */
+}
+
+/* Lanes 0 and 1 of a group write one global word: in one call of W
+ * lanes where W > 1 (not seen there: a call is one identity), in two
+ * calls where W is 1. */
+FPAR_LANE_KERNEL(lanes_of_one_call_same_word, lk, p) {
+  args *a = p;
+  size_t x = fpar_local_id(lk->it, 0);
+
+  for (size_t lane = x; lane < x + FPAR_SIMD_WIDTH && lane < 2; lane++)
+    a->out[fpar_group_id(lk->it, 0)] = (int32_t)lane; /* the race */
 }
 
 /* Every work-item of every group adds its value into one global word
@@ -340,6 +355,8 @@ static const race_case cases[] = {
     {"global_word_plain_add", global_word_plain_add, NULL, 0, NULL},
     {"row_kernel_same_word", NULL, &row_kernel_same_word, 0, NULL},
     {"lane_kernel_same_word", NULL, &lane_kernel_same_word, 0, NULL},
+    {"lanes_of_one_call_same_word", NULL, &lanes_of_one_call_same_word, 0,
+     NULL},
     {"reduce_fixed", reduce_fixed, NULL, 1, check_sums},
     {"phase_fixed", NULL, &phase_fixed, 1, check_sums},
     {"collectives", collectives, NULL, 0, check_collectives},
