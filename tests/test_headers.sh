@@ -12,6 +12,9 @@
 # The runners FPAR_KERNEL and FPAR_DEFINE_ITEMS_ROW make compile the same
 # with the flags fiberpar.pc gives kernels, without them, and under
 # -fopenmp; the deprecated FPAR_DEFINE_ROW warns where its runner is used.
+# A phase kernel whose arguments are larger than the by-value copy
+# compiles warning-free at -O2 and -O3, while one that indexes past its
+# local array still draws -Warray-bounds.
 # Skipped (exit 77) without g++ or when the C compiler is not GCC.
 src=${srcdir:-.}
 cc=${CC:-cc}
@@ -71,6 +74,22 @@ const fpar_kernel *rows_get(fpar_s_row_fn *row) {
 }
 EOS
 
+# A phase kernel whose arguments, passed by pointer, are larger than the
+# runner's copy of arguments by value (FPAR_MAX_ARGS_SIZE).
+cat >"$tmp/phase.inc" <<'EOS'
+#include <fiberpar.h>
+#include <fiberpar/phase.h>
+typedef struct big_args { unsigned next; unsigned at[256]; } big_args;
+FPAR_PHASE_KERNEL_STATELESS(big_kernel, it, p) {
+  big_args *a = (big_args *)p;
+  FPAR_PHASE_BEGIN();
+  a->at[fpar_local_id(it, 0)] = a->next;
+  FPAR_PHASE_END();
+}
+const fpar_kernel *big_get(void);
+const fpar_kernel *big_get(void) { return &big_kernel; }
+EOS
+
 fail=0
 n=0
 compile() { # compile LABEL COMPILER FLAGS... < source
@@ -125,7 +144,33 @@ for lang in c11 gnu11 c++17; do
     cp "$tmp/rows.inc" "$tmp/t.src"
     compile "runners, $lang $simd" "$@" $warn $simd -O2 "$tmp/t.src"
   done
+  for opt in -O2 -O3; do
+    [ $lang = c++17 ] && continue
+    cp "$tmp/phase.inc" "$tmp/t.src"
+    compile "phase kernel, large arguments, $lang $opt" "$@" $warn $opt \
+      "$tmp/t.src"
+  done
 done
+# A phase kernel that does index past its local array is still warned of.
+cat >"$tmp/t.src" <<'EOS'
+#include <fiberpar.h>
+#include <fiberpar/phase.h>
+typedef struct past_local { float t[64]; } past_local;
+FPAR_PHASE_KERNEL_LOCAL(past_kernel, it, p, char, st, past_local, lm) {
+  float *out = (float *)p;
+  FPAR_PHASE_BEGIN();
+  lm->t[fpar_local_id(it, 0)] = 1.0f;
+  FPAR_PHASE_BARRIER();
+  out[fpar_global_linear_id(it)] = lm->t[70];
+  FPAR_PHASE_END();
+}
+const fpar_kernel *past_get(void);
+const fpar_kernel *past_get(void) { return &past_kernel; }
+EOS
+"$cc" -x c -std=gnu11 -Wall -O2 -I"$src/include" -c -o "$tmp/t.o" \
+  "$tmp/t.src" 2>&1 | grep -q "Warray-bounds" ||
+  { echo "FAIL: a phase kernel's index past its array is not warned of"; fail=1; }
+n=$((n + 1))
 # The deprecated runner macro still compiles, and taking its runner's
 # address says what replaces it.
 cat >"$tmp/t.src" <<'EOS'
