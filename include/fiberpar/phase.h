@@ -695,12 +695,19 @@ typedef struct fpar_phase_no_state {
 
 #if defined(__GNUC__) && !defined(__clang__)
 #define FPAR__PHASE_HOT_LABEL __attribute__((hot, unused))
+#else
+#define FPAR__PHASE_HOT_LABEL __attribute__((unused))
+#endif
+
+/* A declaration with an initializer that a phase's case label jumps past
+ * is a value the next phase reads uninitialized: GCC warns of it in C
+ * (C++ rejects such a jump). */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__cplusplus)
 #define FPAR__PHASE_WARN_PUSH                                                  \
   _Pragma("GCC diagnostic push")                                               \
       _Pragma("GCC diagnostic warning \"-Wjump-misses-init\"")
 #define FPAR__PHASE_WARN_POP _Pragma("GCC diagnostic pop")
 #else
-#define FPAR__PHASE_HOT_LABEL __attribute__((unused))
 #define FPAR__PHASE_WARN_PUSH
 #define FPAR__PHASE_WARN_POP
 #endif
