@@ -5,8 +5,9 @@
 # C11 (ISO and GNU) and as C++17, at each SIMD width <fiberpar/simd.h> can
 # pick from the includer's flags: baseline x86-64 (SSE2), -mavx2 -mfma,
 # -mavx512f, and one lane (-DFPAR_SIMD_FORCE_SCALAR).  A lane kernel that
-# uses the vector types and math is compiled the same way.  Strict ISO C
-# gets _POSIX_C_SOURCE, which libuv's <uv.h> needs (see <fiberpar/uv.h>).
+# uses the vector types and math is compiled the same way, at -O1 and
+# -O2.  Strict ISO C gets _POSIX_C_SOURCE, which libuv's <uv.h> needs
+# (see <fiberpar/uv.h>).
 # GCC's notes (not warnings) that the ABI of passing wide vectors "changed
 # in GCC 4.6" are allowed: only -Wno-psabi on the command line hides them.
 # The runners FPAR_KERNEL and FPAR_DEFINE_ITEMS_ROW make compile the same
@@ -129,8 +130,11 @@ for isa in "" "-mavx2 -mfma" "-mavx512f" "-DFPAR_SIMD_FORCE_SCALAR"; do
     # 105593).
     case "$lang $isa" in
     "c++17 -mavx512f") ;;
-    *) cp "$tmp/lanes.inc" "$tmp/t.src"
-       compile "lane kernel, $lang $isa" "$@" $warn $isa -O2 "$tmp/t.src" ;;
+    *) for opt in -O1 -O2; do
+         cp "$tmp/lanes.inc" "$tmp/t.src"
+         compile "lane kernel, $lang $isa $opt" "$@" $warn $isa $opt \
+           "$tmp/t.src"
+       done ;;
     esac
   done
 done

@@ -113,10 +113,16 @@ FPAR__SIMD fpar_vu32 fpar_vu32_splat(uint32_t x) {
 
 /** \brief The lane indices 0, 1, ..., W-1. \return the vector. */
 FPAR__SIMD fpar_vi32 fpar_vi32_iota(void) {
+#if FPAR_SIMD_WIDTH == 1
+  /* GCC 12 at -O1 takes the store into a lone lane for a read of an
+   * uninitialized vector (-Wmaybe-uninitialized). */
+  return FPAR__VZERO(fpar_vi32);
+#else
   fpar_vi32 v;
   for (int i = 0; i < FPAR_SIMD_WIDTH; i++)
     v[i] = i;
   return v;
+#endif
 }
 
 /** \brief Lanes 0..n-1 on, the others off. \param n active lanes.
