@@ -2,8 +2,10 @@
 /* test_launch_path.c - the launch path: a fault's message through
  * fpar_queue_wait(), arguments by value, host threads that run work-groups
  * while they wait (one, several at once on one queue and on several, from
- * a libuv callback, with a kernel that fails on the host), and idle
- * workers that stop using the CPU after their spin window. */
+ * a libuv callback, with a kernel that fails on the host), idle
+ * workers that stop using the CPU after their spin window, and a host
+ * thread on a CPU of no worker, which spins through short waits and
+ * sleeps in long ones. */
 #include <fiberpar/uv.h>
 #include <pthread.h>
 #include <sched.h>
@@ -657,6 +659,127 @@ START_TEST(test_idle_workers_use_no_cpu) {
 }
 END_TEST
 
+/* ---- A host thread on a CPU of no worker ------------------------------- */
+
+/* Work-item 0 keeps its CPU busy for args->us microseconds. */
+typedef struct busy_args {
+  unsigned us;
+} busy_args;
+
+static void busy_fn(fpar_item *it, void *args) {
+  const busy_args *a = args;
+  uint64_t end = now_ns() + (uint64_t)a->us * 1000u;
+
+  if (fpar_global_linear_id(it) == 0)
+    while (now_ns() < end)
+      ;
+}
+
+/* One worker on the process's first CPU, the calling thread bound to its
+ * second: the host thread then only waits, on a CPU of its own.  Returns
+ * 0 (nothing made) when the process has a single CPU. */
+static int host_beside_worker(fpar_runtime **rt, fpar_queue **q) {
+  fpar_runtime_opts o;
+  cpu_set_t set, host;
+  char first[16];
+  int c, cpus[2], n = 0;
+
+  ck_assert_int_eq(sched_getaffinity(0, sizeof set, &set), 0);
+  for (c = 0; c < CPU_SETSIZE && n < 2; c++)
+    if (CPU_ISSET(c, &set))
+      cpus[n++] = c;
+  if (n < 2)
+    return 0;
+  snprintf(first, sizeof first, "%d", cpus[0]);
+  fpar_runtime_opts_init(&o);
+  o.num_threads = 1;
+  o.places = first;
+  ck_assert_fpar_ok(fpar_runtime_create(rt, &o));
+  ck_assert_fpar_ok(fpar_queue_create(*rt, 0, q));
+  CPU_ZERO(&host);
+  CPU_SET(cpus[1], &host);
+  ck_assert_int_eq(pthread_setaffinity_np(pthread_self(), sizeof host, &host),
+                   0);
+  return 1;
+}
+
+/* The calling thread's blocking waits (voluntary context switches) and
+ * microseconds of CPU. */
+static void thread_usage(uint64_t *blocks, uint64_t *cpu_us) {
+  struct rusage u;
+
+  ck_assert_int_eq(getrusage(RUSAGE_THREAD, &u), 0);
+  *blocks = (uint64_t)u.ru_nvcsw;
+  *cpu_us = (uint64_t)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000000u +
+            (uint64_t)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+/* Time steps of 300 us, waited one by one, longer than the spin window
+ * (50 us): a host thread on a CPU of its own spins through most of them
+ * instead of sleeping and being woken at each step's end.  On a machine
+ * too busy to run the steps near their 300 us, what the waits do says
+ * nothing of the rule, and the test only reports it. */
+START_TEST(test_host_beside_worker_spins_through_steps) {
+  busy_args a = {300};
+  fpar_runtime *rt;
+  fpar_queue *q;
+  uint64_t blocks0 = 0, blocks, cpu, t0 = 0, step_us;
+  int k;
+
+  if (!host_beside_worker(&rt, &q))
+    return;
+  for (k = 0; k < 100; k++) {
+    if (k == 20) {
+      thread_usage(&blocks0, &cpu);
+      t0 = now_ns();
+    }
+    ck_assert_fpar_ok(fpar_parallel_for_by_value(
+        q, fpar_range1(64), fpar_range1(64), busy_fn, &a, sizeof a, NULL));
+    ck_assert_fpar_ok(fpar_queue_wait(q));
+  }
+  step_us = (now_ns() - t0) / 80000u;
+  thread_usage(&blocks, &cpu);
+  printf("host beside its worker: %llu of 80 waits slept, %llu us a step\n",
+         (unsigned long long)(blocks - blocks0), (unsigned long long)step_us);
+  /* Each wait slept before: 80 of 80 here; 0 or 1 since. */
+  if (step_us < 2 * a.us)
+    ck_assert_msg((blocks - blocks0) * 4 < 80,
+                  "%llu of 80 waits of 300 us slept",
+                  (unsigned long long)(blocks - blocks0));
+  fpar_queue_destroy(q);
+  fpar_runtime_destroy(rt);
+}
+END_TEST
+
+/* Launches of 100 ms: the same host thread spins no longer than the spin
+ * window, then sleeps. */
+START_TEST(test_host_beside_worker_sleeps_in_long_waits) {
+  busy_args a = {100000};
+  fpar_runtime *rt;
+  fpar_queue *q;
+  uint64_t blocks, cpu0, cpu;
+  int k;
+
+  if (!host_beside_worker(&rt, &q))
+    return;
+  for (k = 0; k < 4; k++) {
+    if (k == 1)
+      thread_usage(&blocks, &cpu0);
+    ck_assert_fpar_ok(fpar_parallel_for_by_value(
+        q, fpar_range1(64), fpar_range1(64), busy_fn, &a, sizeof a, NULL));
+    ck_assert_fpar_ok(fpar_queue_wait(q));
+  }
+  thread_usage(&blocks, &cpu);
+  printf("host beside its worker: %llu us of CPU in 3 waits of 100 ms\n",
+         (unsigned long long)(cpu - cpu0));
+  ck_assert_msg(cpu - cpu0 < 30000,
+                "the host used %llu us of CPU in 3 waits of 100 ms",
+                (unsigned long long)(cpu - cpu0));
+  fpar_queue_destroy(q);
+  fpar_runtime_destroy(rt);
+}
+END_TEST
+
 static Suite *launch_path_suite(void) {
   Suite *s = suite_create("launch_path");
   TCase *tc;
@@ -690,6 +813,11 @@ static Suite *launch_path_suite(void) {
 
   tc = fpar_test_case("idle");
   tcase_add_test(tc, test_idle_workers_use_no_cpu);
+  suite_add_tcase(s, tc);
+
+  tc = fpar_test_case("host_beside_worker");
+  tcase_add_test(tc, test_host_beside_worker_spins_through_steps);
+  tcase_add_test(tc, test_host_beside_worker_sleeps_in_long_waits);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -62,6 +62,10 @@
 #define FPAR__IDLE_YIELD_NS 2000u
 #define FPAR__WAIT_YIELD_NS 10000u
 
+/* The longest a host thread on a CPU of no worker spins while it waits
+ * (see fpar__sched_wait_budget). */
+#define FPAR__WAIT_SPIN_MAX_NS 1000000u
+
 struct fpar__sched {
   fpar__sched_config cfg;
   struct fpar__topo *topo;
@@ -82,6 +86,8 @@ struct fpar__sched {
   _Atomic(fpar__launch *) active;
   /* Threads asleep on the condition variables. */
   alignas(64) atomic_uint sleepers, waiters;
+  /* How long the last wait of a host thread took. */
+  atomic_uint_fast64_t last_wait_ns;
   atomic_int shutdown;
   uv_mutex_t lock;
   uv_cond_t work_cond; /* idle workers sleep here */
@@ -297,11 +303,30 @@ static void fpar__sched_sleep_until(fpar__sched *s,
   uv_mutex_unlock(&s->lock);
 }
 
+/* How long a waiting host thread spins before it sleeps: the runtime's
+ * spin budget, or, on a CPU of none of the runtime's workers, where its
+ * spinning takes no worker's time, twice as long as the last wait took
+ * (at most FPAR__WAIT_SPIN_MAX_NS), when that took no longer than
+ * FPAR__WAIT_SPIN_MAX_NS.  A time step of a few hundred microseconds then
+ * ends with the thread spinning, not asleep: waking it takes tens of
+ * microseconds under a hypervisor, during which the workers idle. */
+static uint64_t fpar__sched_wait_budget(const fpar__sched *s) {
+  uint64_t budget = fpar__sched_spin_ns(s);
+  uint64_t last = atomic_load_explicit(&s->last_wait_ns, memory_order_relaxed);
+  uint64_t want =
+      last < FPAR__WAIT_SPIN_MAX_NS / 2 ? 2 * last : FPAR__WAIT_SPIN_MAX_NS;
+
+  if (budget == 0 || want <= budget || last > FPAR__WAIT_SPIN_MAX_NS ||
+      s->cpu_worker == NULL || fpar__sched_stand_in(s) >= 0)
+    return budget;
+  return want;
+}
+
 int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
                      const void *arg) {
   fpar__spin spin = FPAR__SPIN_INIT;
   fpar__worker *helper = NULL;
-  uint64_t seen = 0;
+  uint64_t seen = 0, start, budget;
   int can_help, err;
 
   if (done(arg))
@@ -315,18 +340,22 @@ int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
   /* A kernel that waits for another runtime only waits: its thread is
    * inside a group already. */
   can_help = fpar__self == NULL;
+  start = fpar__now_ns();
+  budget = fpar__sched_wait_budget(s);
   while (!done(arg)) {
     if (can_help && fpar__sched_help(s, &helper, &seen, &can_help, done, arg)) {
       spin = (fpar__spin)FPAR__SPIN_INIT;
       continue;
     }
-    if (!fpar__spin_step(&spin, fpar__sched_spin_ns(s), FPAR__WAIT_YIELD_NS))
+    if (!fpar__spin_step(&spin, budget, FPAR__WAIT_YIELD_NS))
       break;
   }
   if (helper != NULL)
     fpar__helpers_release(s->helpers, helper);
   if (!done(arg))
     fpar__sched_sleep_until(s, done, arg);
+  atomic_store_explicit(&s->last_wait_ns, fpar__now_ns() - start,
+                        memory_order_relaxed);
   return 0;
 }
 
@@ -593,6 +622,7 @@ int fpar__sched_create(fpar__sched **out, const fpar__sched_config *cfg) {
   }
   atomic_init(&s->sleepers, 0);
   atomic_init(&s->waiters, 0);
+  atomic_init(&s->last_wait_ns, 0);
   atomic_init(&s->shutdown, 0);
   atomic_init(&s->start_error, 0);
   atomic_init(&s->refs, 1);
