@@ -336,7 +336,9 @@ typedef struct fpar_runtime_opts {
   /** Largest work-group (work-items); default 4096. */
   size_t max_group_size;
   /** Microseconds an idle worker or waiting host thread spins before it
-   *  sleeps (FIBERPAR_SPIN_US); default 50.  Only time spent spinning
+   *  sleeps (FIBERPAR_SPIN_US); default 50; 0: no spinning.  A host
+   *  thread waiting on a CPU of no worker spins up to twice its previous
+   *  wait after short waits (at most 1 ms).  Only time spent spinning
    *  counts, not time the thread was descheduled; a spinning thread
    *  gives its core away every few microseconds (docs/launch-path.md). */
   unsigned spin_us;
