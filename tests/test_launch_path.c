@@ -28,25 +28,36 @@ static uint64_t now_ns(void) {
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* Microseconds of CPU (user and system) in a getrusage() record. */
+static uint64_t rusage_cpu_us(const struct rusage *u) {
+  return (uint64_t)(u->ru_utime.tv_sec + u->ru_stime.tv_sec) * 1000000u +
+         (uint64_t)(u->ru_utime.tv_usec + u->ru_stime.tv_usec);
+}
+
 /* Microseconds of CPU the whole process (all its threads) has used. */
 static uint64_t process_cpu_us(void) {
   struct rusage u;
 
   ck_assert_int_eq(getrusage(RUSAGE_SELF, &u), 0);
-  return (uint64_t)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000000u +
-         (uint64_t)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  return rusage_cpu_us(&u);
+}
+
+/* Bind the calling thread to CPU cpu. */
+static void pin_to_cpu(int cpu) {
+  cpu_set_t set;
+
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  ck_assert_int_eq(pthread_setaffinity_np(pthread_self(), sizeof set, &set), 0);
 }
 
 /* Bind the calling thread to the first CPU of worker w: a host thread
  * there stands in for the worker while it waits, so it runs groups. */
 static void pin_to_worker(fpar_runtime *rt, unsigned w) {
   char cpus[64];
-  cpu_set_t set;
 
   ck_assert_fpar_ok(fpar_runtime_worker_cpus(rt, w, cpus, sizeof cpus));
-  CPU_ZERO(&set);
-  CPU_SET(atoi(cpus), &set);
-  ck_assert_int_eq(pthread_setaffinity_np(pthread_self(), sizeof set, &set), 0);
+  pin_to_cpu(atoi(cpus));
 }
 
 /* ---- Kernels ------------------------------------------------------------- */
@@ -668,11 +679,13 @@ typedef struct busy_args {
 
 static void busy_fn(fpar_item *it, void *args) {
   const busy_args *a = args;
-  uint64_t end = now_ns() + (uint64_t)a->us * 1000u;
+  uint64_t end;
 
-  if (fpar_global_linear_id(it) == 0)
-    while (now_ns() < end)
-      ;
+  if (fpar_global_linear_id(it) != 0)
+    return;
+  end = now_ns() + (uint64_t)a->us * 1000u;
+  while (now_ns() < end)
+    ;
 }
 
 /* One worker on the process's first CPU, the calling thread bound to its
@@ -680,7 +693,7 @@ static void busy_fn(fpar_item *it, void *args) {
  * 0 (nothing made) when the process has a single CPU. */
 static int host_beside_worker(fpar_runtime **rt, fpar_queue **q) {
   fpar_runtime_opts o;
-  cpu_set_t set, host;
+  cpu_set_t set;
   char first[16];
   int c, cpus[2], n = 0;
 
@@ -696,10 +709,7 @@ static int host_beside_worker(fpar_runtime **rt, fpar_queue **q) {
   o.places = first;
   ck_assert_fpar_ok(fpar_runtime_create(rt, &o));
   ck_assert_fpar_ok(fpar_queue_create(*rt, 0, q));
-  CPU_ZERO(&host);
-  CPU_SET(cpus[1], &host);
-  ck_assert_int_eq(pthread_setaffinity_np(pthread_self(), sizeof host, &host),
-                   0);
+  pin_to_cpu(cpus[1]);
   return 1;
 }
 
@@ -710,8 +720,7 @@ static void thread_usage(uint64_t *blocks, uint64_t *cpu_us) {
 
   ck_assert_int_eq(getrusage(RUSAGE_THREAD, &u), 0);
   *blocks = (uint64_t)u.ru_nvcsw;
-  *cpu_us = (uint64_t)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000000u +
-            (uint64_t)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  *cpu_us = rusage_cpu_us(&u);
 }
 
 /* Time steps of 300 us, waited one by one, longer than the spin window
