@@ -342,12 +342,18 @@ FPAR__SIMD_FLOAT_OPS(fpar_vf64, double, fpar__vi64, __builtin_fma,
   /** \brief Lane-wise minimum. \param a a vector. \param b a vector.          \
    *  \return the minima. */                                                   \
   FPAR__SIMD T T##_min(T a, T b) {                                             \
-    return T##_select(a < b, a, b);                                            \
+    T r;                                                                       \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      r[i] = a[i] < b[i] ? a[i] : b[i];                                        \
+    return r;                                                                  \
   }                                                                            \
   /** \brief Lane-wise maximum. \param a a vector. \param b a vector.          \
    *  \return the maxima. */                                                   \
   FPAR__SIMD T T##_max(T a, T b) {                                             \
-    return T##_select(a > b, a, b);                                            \
+    T r;                                                                       \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      r[i] = a[i] > b[i] ? a[i] : b[i];                                        \
+    return r;                                                                  \
   }                                                                            \
   /** \brief Sum of the lanes that are on (wrapping). \param v the vector.     \
    *  \param m the mask. \return the sum. */                                   \
