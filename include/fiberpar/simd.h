@@ -255,6 +255,21 @@ FPAR__SIMD unsigned fpar_vmask_count(fpar_vmask m) {
 
 /* ---- Arithmetic beyond the operators ------------------------------------ */
 
+/* fmin and fmax of two scalars, inline: a NaN loses to a number, and
+ * equal operands (-0 and +0) give the first, bit for bit as glibc's
+ * fminf/fmaxf.  GCC 12 emits a call to libm for __builtin_fminf unless
+ * -ffinite-math-only: sixteen calls for one AVX-512 vector, where these
+ * compares vectorize to a compare, a masked compare and a blend. */
+#define FPAR__SIMD_FMIN_FMAX(E, t)                                             \
+  FPAR__SIMD E fpar__##t##_fmin(E a, E b) {                                    \
+    return b < a || __builtin_isnan(a) ? b : a;                                \
+  }                                                                            \
+  FPAR__SIMD E fpar__##t##_fmax(E a, E b) {                                    \
+    return b > a || __builtin_isnan(a) ? b : a;                                \
+  }
+FPAR__SIMD_FMIN_FMAX(float, f32)
+FPAR__SIMD_FMIN_FMAX(double, f64)
+
 /* select, abs, min, max (IEEE fmin/fmax: a NaN loses to a number), fma
  * (one rounding), and horizontal reductions over the lanes that are on. */
 #define FPAR__SIMD_FLOAT_OPS(T, E, I, FMA, FMIN, FMAX, MAGNITUDE)              \
@@ -328,9 +343,9 @@ FPAR__SIMD unsigned fpar_vmask_count(fpar_vmask m) {
     return s;                                                                  \
   }
 FPAR__SIMD_FLOAT_OPS(fpar_vf32, float, fpar_vi32, __builtin_fmaf,
-                     __builtin_fminf, __builtin_fmaxf, 0x7fffffff)
+                     fpar__f32_fmin, fpar__f32_fmax, 0x7fffffff)
 FPAR__SIMD_FLOAT_OPS(fpar_vf64, double, fpar__vi64, __builtin_fma,
-                     __builtin_fmin, __builtin_fmax, 0x7fffffffffffffffll)
+                     fpar__f64_fmin, fpar__f64_fmax, 0x7fffffffffffffffll)
 
 /* Integer select, abs, min, max and reductions. */
 #define FPAR__SIMD_INT_OPS(T, E)                                               \
@@ -716,7 +731,7 @@ FPAR__SIMD int32_t fpar__i32_max(int32_t a, int32_t b) {
 #define FPAR__VF32_ADD(a, b) ((a) + (b))
 
 FPAR__SIMD_SUBGROUP(fpar_vf32, float, fpar_vf32_shuffle, FPAR__VF32_ADD,
-                    __builtin_fminf, __builtin_fmaxf)
+                    fpar__f32_fmin, fpar__f32_fmax)
 FPAR__SIMD_SUBGROUP(fpar_vi32, int32_t, fpar_vi32_shuffle, fpar__vi32_add,
                     fpar__i32_min, fpar__i32_max)
 

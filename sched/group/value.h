@@ -3,10 +3,12 @@
  * and sub-group operations (subgroup.c) combine: each type's arithmetic as
  * both compute it, and its bits in the low end of a uint64_t.  Integer
  * sums wrap (signed ones too); the minimum and maximum of floating-point
- * values are fmin and fmax (a NaN loses to a number). */
+ * values are fmin and fmax (a NaN loses to a number), computed inline as
+ * the lane operations of <fiberpar/simd.h> compute them. */
 #ifndef FPAR_SCHED_GROUP_VALUE_H
 #define FPAR_SCHED_GROUP_VALUE_H
 
+#include <fiberpar/simd.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -37,8 +39,8 @@ FPAR__VALUE_INT(int32_t, uint32_t, i32)
 FPAR__VALUE_INT(uint32_t, uint32_t, u32)
 FPAR__VALUE_INT(int64_t, uint64_t, i64)
 FPAR__VALUE_INT(uint64_t, uint64_t, u64)
-FPAR__VALUE_FLOAT(float, f32, __builtin_fminf, __builtin_fmaxf)
-FPAR__VALUE_FLOAT(double, f64, __builtin_fmin, __builtin_fmax)
+FPAR__VALUE_FLOAT(float, f32, fpar__f32_fmin, fpar__f32_fmax)
+FPAR__VALUE_FLOAT(double, f64, fpar__f64_fmin, fpar__f64_fmax)
 
 /* A value's bits (fpar__bits_T) and the value of bits (fpar__T_bits). */
 static inline uint64_t fpar__bits_i32(int32_t v) {
