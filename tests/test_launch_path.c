@@ -2,7 +2,8 @@
 /* test_launch_path.c - the launch path: a fault's message through
  * fpar_queue_wait(), arguments by value, host threads that run work-groups
  * while they wait (one, several at once on one queue and on several, from
- * a libuv callback, with a kernel that fails on the host), idle
+ * a libuv callback, with a kernel that fails on the host), many short
+ * groups that each run once though workers claim several at a time, idle
  * workers that stop using the CPU after their spin window, and a host
  * thread on a CPU of no worker, which spins through short waits and
  * sleeps in long ones. */
@@ -585,6 +586,45 @@ START_TEST(test_hosts_help_several_queues) {
 }
 END_TEST
 
+/* Many short groups: workers take several positions of their chunk at a
+ * time (and the waiting host thread one), yet every group runs exactly
+ * once, in every FIBERPAR_SCHEDULE order, launch after launch. */
+#define SHORT_GROUPS 20000
+static const char *const claim_schedules[] = {"forward", "reverse",
+                                              "shuffle:7"};
+
+static void count_group(fpar_item *it, void *p) {
+  atomic_uint *runs = p;
+
+  atomic_fetch_add_explicit(&runs[fpar_group_id(it, 0)], 1,
+                            memory_order_relaxed);
+}
+
+START_TEST(test_short_groups_run_once) {
+  atomic_uint *runs = calloc(SHORT_GROUPS, sizeof *runs);
+  fpar_test_env e;
+  size_t g;
+
+  ck_assert_ptr_nonnull(runs);
+  ck_assert_int_eq(setenv("FIBERPAR_SCHEDULE", claim_schedules[_i], 1), 0);
+  fpar_test_env_init(&e, 2);
+  for (int round = 1; round <= 5; round++) {
+    ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(SHORT_GROUPS),
+                                        fpar_range1(1), count_group, runs,
+                                        NULL));
+    ck_assert_fpar_ok(fpar_queue_wait(e.q));
+    for (g = 0; g < SHORT_GROUPS; g++)
+      ck_assert_msg(atomic_load(&runs[g]) == (unsigned)round,
+                    "%s, launch %d: group %zu ran %u times, want %d",
+                    claim_schedules[_i], round, g, atomic_load(&runs[g]),
+                    round);
+  }
+  fpar_test_env_fini(&e);
+  unsetenv("FIBERPAR_SCHEDULE");
+  free(runs);
+}
+END_TEST
+
 /* A launch submitted and waited inside a libuv callback, on the loop's
  * thread, which helps. */
 typedef struct uv_launch {
@@ -818,6 +858,8 @@ static Suite *launch_path_suite(void) {
   tcase_add_test(tc, test_hosts_help_one_queue);
   tcase_add_test(tc, test_hosts_help_several_queues);
   tcase_add_test(tc, test_wait_in_uv_callback);
+  tcase_add_loop_test(tc, test_short_groups_run_once, 0,
+                      (int)(sizeof claim_schedules / sizeof *claim_schedules));
   suite_add_tcase(s, tc);
 
   tc = fpar_test_case("idle");

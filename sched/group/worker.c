@@ -6,9 +6,10 @@
  * Work distribution: a launch's groups are split into one contiguous chunk
  * per worker (the same split for every launch of the same shape, so a
  * worker keeps touching the same data); a worker takes groups from the
- * front of its own chunk, then steals from the others'.  A helping host
- * thread (exec/help.h) has no chunk: it starts with the chunk of the worker
- * whose core it runs on, which cannot run while the host does.
+ * front of its own chunk, a few at a time when the chunk is long, then
+ * steals from the others'.  A helping host thread (exec/help.h) has no
+ * chunk: it starts with the chunk of the worker whose core it runs on,
+ * which cannot run while the host does.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,34 +21,65 @@
 
 __thread fpar__worker *fpar__self __attribute__((tls_model("initial-exec")));
 
-static int fpar__chunk_take(fpar__chunk *c, size_t *group) {
-  size_t g;
+/* A worker takes a share of what is left of a chunk at once, up to
+ * FPAR__BATCH_MAX positions: 1/FPAR__BATCH_SHARE of it, so that a launch
+ * of many short groups costs one contended atomic per few groups, not per
+ * group, while a chunk of fewer than 2 * FPAR__BATCH_SHARE groups is
+ * still taken one group at a time.  The cap bounds what a descheduled
+ * worker can hold back from the others. */
+#define FPAR__BATCH_SHARE 8u
+#define FPAR__BATCH_MAX 4u
 
-  if (atomic_load_explicit(&c->next, memory_order_relaxed) >= c->end)
+/* Take up to `most` positions from the front of c: returns how many, the
+ * first in *first; 0 when c is empty. */
+static size_t fpar__chunk_take(fpar__chunk *c, size_t most, size_t *first) {
+  size_t next = atomic_load_explicit(&c->next, memory_order_relaxed), g, n;
+
+  if (next >= c->end)
     return 0;
-  g = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed);
+  n = (c->end - next) / FPAR__BATCH_SHARE;
+  n = n < 1 ? 1 : n > most ? most : n;
+  g = atomic_fetch_add_explicit(&c->next, n, memory_order_relaxed);
   if (g >= c->end)
     return 0;
-  *group = g;
-  return 1;
+  *first = g;
+  return n < c->end - g ? n : c->end - g;
 }
 
-int fpar__worker_claim(fpar__worker *w, size_t *group) {
+/* The next position the worker runs: from its batch, else from a new take
+ * (helpers take one group at a time: they stop taking once their host has
+ * what it waits for, and must not leave claimed groups behind). */
+static int fpar__worker_next_position(fpar__worker *w, size_t *pos) {
   fpar__launch *l = w->launch;
   unsigned n = l->num_chunks, k;
+  size_t most = w->helper ? 1 : FPAR__BATCH_MAX, got;
 
+  if (w->batch_next < w->batch_end) {
+    *pos = w->batch_next++;
+    return 1;
+  }
   if (w->until != NULL && w->until(w->until_arg))
     return 0;
   for (k = 0; k < n; k++)
-    if (fpar__chunk_take(&l->chunks[(w->home + k) % n], group)) {
-      /* FIBERPAR_SCHEDULE: the claimed position names a group of its
-       * order (the identity when forward). */
-      if (!fpar__order_is_forward(&l->spec.order))
-        *group = fpar__order_at(&l->spec.order, FPAR__ORDER_GROUPS,
-                                l->spec.num_groups, *group);
+    if ((got = fpar__chunk_take(&l->chunks[(w->home + k) % n], most, pos))) {
+      w->batch_next = *pos + 1;
+      w->batch_end = *pos + got;
       return 1;
     }
   return 0;
+}
+
+int fpar__worker_claim(fpar__worker *w, size_t *group) {
+  const fpar__launch *l = w->launch;
+
+  if (!fpar__worker_next_position(w, group))
+    return 0;
+  /* FIBERPAR_SCHEDULE: the claimed position names a group of its order
+   * (the identity when forward). */
+  if (!fpar__order_is_forward(&l->spec.order))
+    *group = fpar__order_at(&l->spec.order, FPAR__ORDER_GROUPS,
+                            l->spec.num_groups, *group);
+  return 1;
 }
 
 int fpar__launch_unclaimed(const fpar__launch *l) {

@@ -176,6 +176,8 @@ typedef struct fpar__worker {
   void *sched_ctx;      /* the worker thread's own stack */
   void *dead_ctx;       /* save slot of contexts that never resume */
   void *runner_ctx;     /* work-item 0, which also takes the groups */
+  /* Positions it claimed in one take and has not run yet: [next, end). */
+  size_t batch_next, batch_end;
   fpar__stack_pool stacks;
   fpar__copystack copy;
   size_t cap_ctx; /* entries of run.ctx */
@@ -234,9 +236,10 @@ _Noreturn void fpar__worker_to_sched(fpar__worker *w);
  * Returns 0 or FPAR_ENOMEM. */
 int fpar__worker_reserve_fibers(fpar__worker *w, size_t n);
 
-/* Take the next group of the worker's launch: from its home chunk, else
- * from another's.  Returns 1 and the linear group id, or 0 (also for a
- * helper whose host has what it waits for). */
+/* Take the next group of the worker's launch: from the positions it took
+ * last, else from its home chunk, else from another's.  Returns 1 and the
+ * linear group id, or 0 (also for a helper whose host thread has what it
+ * waits for). */
 int fpar__worker_claim(fpar__worker *w, size_t *group);
 
 /* Whether l has groups that no one has taken yet. */
