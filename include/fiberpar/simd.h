@@ -347,7 +347,10 @@ FPAR__SIMD_FLOAT_OPS(fpar_vf32, float, fpar_vi32, __builtin_fmaf,
 FPAR__SIMD_FLOAT_OPS(fpar_vf64, double, fpar__vi64, __builtin_fma,
                      fpar__f64_fmin, fpar__f64_fmax, 0x7fffffffffffffffll)
 
-/* Integer select, abs, min, max and reductions. */
+/* Integer select, abs, min, max and reductions.  min and max are loops of
+ * ?: over the lanes, which GCC 12 turns into one vpminsd/vpmaxsd (SSE4.1,
+ * AVX2, AVX-512); a select of a comparison became a compare and two
+ * masked XORs under AVX-512, where comparisons give mask registers. */
 #define FPAR__SIMD_INT_OPS(T, E)                                               \
   /** \brief a where the mask is on, else b. \param m the mask.                \
    *  \param a on value. \param b off value. \return the blend. */             \
