@@ -44,6 +44,39 @@ FPAR_PHASE_KERNEL_LOCAL(barrier_phases, it, p, barrier_state, st, barrier_local,
   FPAR_PHASE_END();
 }
 
+/* The same with the barrier counter in the group-uniform part, as
+ * <fiberpar/phase.h> advises for the counters of loops around barriers:
+ * the loop's test is then invariant in each phase's item loop, which the
+ * compiler can vectorize across work-items. */
+typedef struct barrier_value {
+  uint32_t v;
+} barrier_value;
+
+typedef struct barrier_counter {
+  int b;
+} barrier_counter;
+
+FPAR_PHASE_KERNEL_LOCAL_UNIFORM(barrier_uniform_phases, it, p, barrier_counter,
+                                u, barrier_value, st, barrier_local, lm) {
+  barrier_args *a = p;
+  size_t lid = fpar_local_linear_id(it);
+
+  FPAR_PHASE_BEGIN();
+  st->v = (uint32_t)lid;
+  for (u->b = 0; u->b < a->barriers; u->b++) {
+    st->v = st->v * 1664525u + 1013904223u + (uint32_t)u->b;
+    lm->lmem[lid] = st->v;
+    FPAR_PHASE_BARRIER();
+  }
+  if (lid == 0) {
+    uint32_t sum = 0;
+    for (size_t i = 0; i < fpar_local_range(it, 0); i++)
+      sum += lm->lmem[i];
+    a->out[fpar_group_id(it, 0)] = sum;
+  }
+  FPAR_PHASE_END();
+}
+
 /* The same in lane form: one call per sub-group of W work-items. */
 typedef struct barrier_lane_state {
   fpar_vu32 v;
@@ -283,6 +316,10 @@ static void bench_phase_barrier(void) {
     bench_print_ns(label,
                    phase_barrier_times(q, &barrier_phases, L, groups, ref),
                    REPS, units);
+    snprintf(label, sizeof label, "phase barrier L=%zu, uniform counter", L);
+    bench_print_ns(
+        label, phase_barrier_times(q, &barrier_uniform_phases, L, groups, ref),
+        REPS, units);
     snprintf(label, sizeof label, "phase barrier L=%zu, lane form (W=%d)", L,
              FPAR_SIMD_WIDTH);
     bench_print_ns(label,
