@@ -23,6 +23,17 @@ typedef struct barrier_local {
   uint32_t lmem[1024];
 } barrier_local;
 
+/* What every form of the kernel writes at its end: the sum of the group's
+ * local array, which the checksums compare. */
+static inline uint32_t barrier_local_sum(const barrier_local *lm,
+                                         const fpar_item *it) {
+  uint32_t sum = 0;
+
+  for (size_t i = 0; i < fpar_local_range(it, 0); i++)
+    sum += lm->lmem[i];
+  return sum;
+}
+
 FPAR_PHASE_KERNEL_LOCAL(barrier_phases, it, p, barrier_state, st, barrier_local,
                         lm) {
   barrier_args *a = p;
@@ -35,12 +46,8 @@ FPAR_PHASE_KERNEL_LOCAL(barrier_phases, it, p, barrier_state, st, barrier_local,
     lm->lmem[lid] = st->v;
     FPAR_PHASE_BARRIER();
   }
-  if (lid == 0) {
-    uint32_t sum = 0;
-    for (size_t i = 0; i < fpar_local_range(it, 0); i++)
-      sum += lm->lmem[i];
-    a->out[fpar_group_id(it, 0)] = sum;
-  }
+  if (lid == 0)
+    a->out[fpar_group_id(it, 0)] = barrier_local_sum(lm, it);
   FPAR_PHASE_END();
 }
 
@@ -71,12 +78,8 @@ FPAR_PHASE_KERNEL_LOCAL_UNIFORM(barrier_uniform_phases, it, p, barrier_counter,
     FPAR_PHASE_BARRIER();
   }
   FPAR_PHASE_BARRIER();
-  if (lid == 0) {
-    uint32_t sum = 0;
-    for (size_t i = 0; i < fpar_local_range(it, 0); i++)
-      sum += lm->lmem[i];
-    a->out[fpar_group_id(it, 0)] = sum;
-  }
+  if (lid == 0)
+    a->out[fpar_group_id(it, 0)] = barrier_local_sum(lm, it);
   FPAR_PHASE_END();
 }
 
@@ -99,12 +102,8 @@ FPAR_PHASE_LANE_KERNEL_LOCAL(barrier_lane_phases, lk, p, barrier_lane_state, st,
                          lk->mask);
     FPAR_PHASE_BARRIER();
   }
-  if (first == 0) {
-    uint32_t sum = 0;
-    for (size_t i = 0; i < fpar_local_range(lk->it, 0); i++)
-      sum += lm->lmem[i];
-    a->out[fpar_group_id(lk->it, 0)] = sum;
-  }
+  if (first == 0)
+    a->out[fpar_group_id(lk->it, 0)] = barrier_local_sum(lm, lk->it);
   FPAR_PHASE_END();
 }
 
