@@ -486,7 +486,7 @@ FPAR__SIMD_FLOAT_OPS(fpar_vf64, double, fpar__vi64, fpar__vf64_lanes,
 
 /* Integer select, abs, min, max and reductions.  min and max are loops of
  * ?: over the lanes, which GCC 12 turns into one vpminsd/vpmaxsd (SSE4.1,
- * AVX2), or AVX-512's own (see FPAR__SIMD_LANE_LOOPS); a select of a
+ * AVX2), or AVX-512's own (see FPAR__SIMD_LANE_MIN_MAX); a select of a
  * comparison became a compare and two masked XORs under AVX-512, where
  * comparisons give mask registers. */
 #define FPAR__SIMD_INT_OPS(T, E, LANES)                                        \
