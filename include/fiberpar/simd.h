@@ -342,17 +342,21 @@ FPAR__SIMD_FMIN_FMAX(double, f64)
  * leave their pass-through operand undefined, which GCC 12 reports as used
  * uninitialized in C++ (-Wuninitialized). */
 #define FPAR__ALL_LANES ((__mmask16)0xffff)
-/* fmin: b where b < a or a is NaN, else a (as fpar__f32_fmin). */
+/* The scalar fmin and fmax rule (fpar__f32_fmin, fpar__f64_fmin) on one
+ * register of ps or pd lanes: b where `b cmp a` (_CMP_LT_OQ for fmin,
+ * _CMP_GT_OQ for fmax) or a is NaN, else a.  A macro, since the compare
+ * takes its predicate as an immediate. */
+#define FPAR__AVX512_FMIN_FMAX(sfx, a, b, cmp)                                 \
+  _mm512_mask_blend_##sfx(_mm512_cmp_##sfx##_mask((b), (a), (cmp)) |           \
+                              _mm512_cmp_##sfx##_mask((a), (a), _CMP_UNORD_Q), \
+                          (a), (b))
 FPAR__SIMD fpar_vf32 fpar__vf32_lanes_min(fpar_vf32 a, fpar_vf32 b) {
-  __mmask16 k = _mm512_cmp_ps_mask((__m512)b, (__m512)a, _CMP_LT_OQ) |
-                _mm512_cmp_ps_mask((__m512)a, (__m512)a, _CMP_UNORD_Q);
-  return (fpar_vf32)_mm512_mask_blend_ps(k, (__m512)a, (__m512)b);
+  return (fpar_vf32)FPAR__AVX512_FMIN_FMAX(ps, (__m512)a, (__m512)b,
+                                           _CMP_LT_OQ);
 }
-/* fmax: b where b > a or a is NaN, else a (as fpar__f32_fmax). */
 FPAR__SIMD fpar_vf32 fpar__vf32_lanes_max(fpar_vf32 a, fpar_vf32 b) {
-  __mmask16 k = _mm512_cmp_ps_mask((__m512)b, (__m512)a, _CMP_GT_OQ) |
-                _mm512_cmp_ps_mask((__m512)a, (__m512)a, _CMP_UNORD_Q);
-  return (fpar_vf32)_mm512_mask_blend_ps(k, (__m512)a, (__m512)b);
+  return (fpar_vf32)FPAR__AVX512_FMIN_FMAX(ps, (__m512)a, (__m512)b,
+                                           _CMP_GT_OQ);
 }
 FPAR__SIMD fpar_vf32 fpar__vf32_lanes_fma(fpar_vf32 a, fpar_vf32 b,
                                           fpar_vf32 c) {
@@ -387,14 +391,10 @@ FPAR__SIMD_LANE_MIN_MAX(fpar_vu32, fpar__vu32_lanes, FPAR__SIMD_LESSER,
 #if FPAR__SIMD_SPLITS_VF64
 /* fmin and fmax of 8 doubles, as fpar__f64_fmin and fpar__f64_fmax. */
 FPAR__SIMD __m512d fpar__m512d_fmin(__m512d a, __m512d b) {
-  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(b, a, _CMP_LT_OQ) |
-                                  _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q),
-                              a, b);
+  return FPAR__AVX512_FMIN_FMAX(pd, a, b, _CMP_LT_OQ);
 }
 FPAR__SIMD __m512d fpar__m512d_fmax(__m512d a, __m512d b) {
-  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(b, a, _CMP_GT_OQ) |
-                                  _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q),
-                              a, b);
+  return FPAR__AVX512_FMIN_FMAX(pd, a, b, _CMP_GT_OQ);
 }
 FPAR__SIMD fpar_vf64 fpar__vf64_lanes_min(fpar_vf64 a, fpar_vf64 b) {
   return FPAR__VF64_JOIN(fpar__m512d_fmin(FPAR__VF64_LO(a), FPAR__VF64_LO(b)),
