@@ -96,6 +96,10 @@ typedef struct fpar__launch_hooks {
   _Atomic(void *) uv_async; /* uv_async_t to signal on completion */
 } fpar__launch_hooks;
 
+/* The bit of fpar_event::groups_done that a waiting host thread sets
+ * when it takes the launch's completion over (exec/sched.c). */
+#define FPAR__LAUNCH_COMPLETER ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
 /* Marks fpar_event::next of a launch that completed before a successor
  * was linked to it. */
 #define FPAR__LAUNCH_DONE ((fpar__launch *)&fpar__launch_done_mark)
@@ -123,6 +127,9 @@ struct fpar_event {
   atomic_size_t failed_group;
   int fault_code; /* that group's fault */
   atomic_int refs;
+  /* Groups finished, added by each thread as it leaves; with
+   * FPAR__LAUNCH_COMPLETER while a waiting host thread will complete the
+   * launch when the count is whole. */
   atomic_size_t groups_done;
   uint64_t submit_ns, start_ns, end_ns;
   atomic_uint pool_next; /* the next free record's index + 1, in the pool */

@@ -220,20 +220,77 @@ static fpar__launch *fpar__sched_enter(fpar__sched *s, uint64_t *seen) {
   }
 }
 
+/* Complete l on w's thread, whose addition made its count whole, and drop
+ * w's reference. */
+static void fpar__sched_finish(fpar__worker *w, fpar__launch *l) {
+  if (w->trace != NULL)
+    fpar__trace_launch(w, l);
+  fpar__sched_complete(w->sched, l);
+  fpar__launch_unref(l);
+}
+
 /* Add the groups w finished to l and drop w's reference; the last
- * addition completes l. */
+ * addition completes l, unless a waiting host thread has taken the
+ * completion over (fpar__sched_leave_waiting). */
 static void fpar__sched_leave(fpar__worker *w, fpar__launch *l) {
   size_t n = w->groups_done;
 
   w->groups_done = 0;
   if (n != 0 &&
       atomic_fetch_add_explicit(&l->groups_done, n, memory_order_acq_rel) + n ==
-          l->spec.num_groups) {
-    if (w->trace != NULL)
-      fpar__trace_launch(w, l);
-    fpar__sched_complete(w->sched, l);
+          l->spec.num_groups)
+    fpar__sched_finish(w, l);
+  else
+    fpar__launch_unref(l);
+}
+
+/* Add the groups helper h finished to l and, unless that completes l or
+ * another waiting thread has done so already, take l's completion over
+ * from the workers: spin (on *spin, for budget_ns) until their last
+ * addition, then complete l on this thread.  The lines a completion
+ * writes (the status, the queue's count, the list's link, the record's
+ * references) are the ones the waiting host thread reads and writes
+ * next; completed by a worker, each would cross to the host's core and
+ * back on every launch.  After the budget the duty goes back to the
+ * workers. */
+static void fpar__sched_leave_waiting(fpar__worker *h, fpar__launch *l,
+                                      fpar__spin *spin, uint64_t budget_ns) {
+  size_t all = l->spec.num_groups, n = h->groups_done, want;
+  size_t c = atomic_load_explicit(&l->groups_done, memory_order_relaxed);
+
+  h->groups_done = 0;
+  do {
+    if (n == 0 && c == all) { /* completed by the last to add */
+      fpar__launch_unref(l);
+      return;
+    }
+    want = c + n;
+    if (want != all && (c & FPAR__LAUNCH_COMPLETER) == 0)
+      want |= FPAR__LAUNCH_COMPLETER;
+  } while (!atomic_compare_exchange_weak_explicit(
+      &l->groups_done, &c, want, memory_order_acq_rel, memory_order_relaxed));
+  if (want == all) {
+    fpar__sched_finish(h, l);
+    return;
   }
-  fpar__launch_unref(l);
+  if ((c & FPAR__LAUNCH_COMPLETER) != 0) { /* another thread's duty */
+    fpar__launch_unref(l);
+    return;
+  }
+  for (;;) {
+    c = atomic_load_explicit(&l->groups_done, memory_order_acquire);
+    if (c == (all | FPAR__LAUNCH_COMPLETER)) {
+      fpar__sched_finish(h, l);
+      return;
+    }
+    if (!fpar__spin_step(spin, budget_ns, FPAR__WAIT_YIELD_NS) &&
+        atomic_compare_exchange_strong_explicit(
+            &l->groups_done, &c, c & ~FPAR__LAUNCH_COMPLETER,
+            memory_order_acq_rel, memory_order_relaxed)) {
+      fpar__launch_unref(l);
+      return;
+    }
+  }
 }
 
 int fpar__sched_usable(const fpar__sched *s) {
@@ -263,8 +320,9 @@ static int fpar__sched_stand_in(const fpar__sched *s) {
  * helper into *helper first, until done(arg).  Returns 1 when it ran
  * any; 0 otherwise, with *can_help cleared when no helper is to be had. */
 static int fpar__sched_help(fpar__sched *s, fpar__worker **helper,
-                            uint64_t *seen, int *can_help,
-                            int (*done)(const void *arg), const void *arg) {
+                            uint64_t *seen, int *can_help, fpar__spin *spin,
+                            uint64_t budget_ns, int (*done)(const void *arg),
+                            const void *arg) {
   fpar__launch *l = fpar__sched_enter(s, seen);
   fpar__worker *h = *helper;
   int home;
@@ -280,13 +338,15 @@ static int fpar__sched_help(fpar__sched *s, fpar__worker **helper,
     fpar__launch_unref(l);
     return 0;
   }
+  /* Each launch helped gets the whole budget to be completed in. */
+  *spin = (fpar__spin)FPAR__SPIN_INIT;
   h->home = (unsigned)home;
   h->until = done;
   h->until_arg = arg;
   fpar__self = h;
   fpar__worker_run_launch(h, l);
   fpar__self = NULL;
-  fpar__sched_leave(h, l);
+  fpar__sched_leave_waiting(h, l, spin, budget_ns);
   return 1;
 }
 
@@ -343,10 +403,9 @@ int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
   start = fpar__now_ns();
   budget = fpar__sched_wait_budget(s);
   while (!done(arg)) {
-    if (can_help && fpar__sched_help(s, &helper, &seen, &can_help, done, arg)) {
-      spin = (fpar__spin)FPAR__SPIN_INIT;
+    if (can_help && fpar__sched_help(s, &helper, &seen, &can_help, &spin,
+                                     budget, done, arg))
       continue;
-    }
     if (!fpar__spin_step(&spin, budget, FPAR__WAIT_YIELD_NS))
       break;
   }
