@@ -24,20 +24,19 @@ struct fpar__launch_pool {
   /* tag << 32 | (index + 1) of the first free record; 0 in the low half:
    * none is free. */
   atomic_uint_fast64_t head;
-  size_t record_size;
-  unsigned num_chunks;
   uv_mutex_t grow_lock;
   unsigned num_slabs;   /* guarded by grow_lock */
   uv_mutex_t fail_lock; /* orders the faults reported to its launches */
-  _Atomic(char *) slabs[FPAR__POOL_SLABS];
+  _Atomic(fpar__launch *) slabs[FPAR__POOL_SLABS];
 };
 
 static fpar__launch *fpar__pool_record(fpar__launch_pool *p, unsigned index) {
   unsigned k = 31 - (unsigned)__builtin_clz(index / FPAR__POOL_FIRST + 1);
   size_t first = (size_t)FPAR__POOL_FIRST * ((1u << k) - 1);
-  char *slab = atomic_load_explicit(&p->slabs[k], memory_order_relaxed);
+  fpar__launch *slab =
+      atomic_load_explicit(&p->slabs[k], memory_order_relaxed);
 
-  return (fpar__launch *)(slab + (index - first) * p->record_size);
+  return slab + (index - first);
 }
 
 /* Push the chain of free records first..last (linked by pool_next). */
@@ -56,7 +55,7 @@ static void fpar__pool_push(fpar__launch_pool *p, fpar__launch *first,
  * Returns 0 or FPAR_ENOMEM. */
 static int fpar__pool_grow(fpar__launch_pool *p) {
   unsigned k, n, i, base;
-  char *slab;
+  fpar__launch *slab;
   int err = 0;
 
   uv_mutex_lock(&p->grow_lock);
@@ -66,24 +65,22 @@ static int fpar__pool_grow(fpar__launch_pool *p) {
   n = FPAR__POOL_FIRST << k;
   base = FPAR__POOL_FIRST * ((1u << k) - 1);
   if (k == FPAR__POOL_SLABS ||
-      (slab = aligned_alloc(alignof(fpar__launch), n * p->record_size)) ==
+      (slab = aligned_alloc(alignof(fpar__launch), n * sizeof *slab)) ==
           NULL) {
     err = FPAR_ENOMEM;
     goto out;
   }
   for (i = 0; i < n; i++) {
-    fpar__launch *l = (fpar__launch *)(slab + (size_t)i * p->record_size);
+    fpar__launch *l = slab + i;
     l->pool = p;
     l->pool_index = base + i;
-    l->num_chunks = p->num_chunks;
     atomic_init(&l->refs, 0);
     atomic_init(&l->seq, 0);
     atomic_init(&l->pool_next, i + 1 < n ? base + i + 2 : 0);
   }
   atomic_store_explicit(&p->slabs[k], slab, memory_order_relaxed);
   p->num_slabs = k + 1;
-  fpar__pool_push(p, (fpar__launch *)slab,
-                  (fpar__launch *)(slab + (size_t)(n - 1) * p->record_size));
+  fpar__pool_push(p, slab, slab + (n - 1));
 out:
   uv_mutex_unlock(&p->grow_lock);
   return err;
@@ -112,9 +109,8 @@ static fpar__launch *fpar__pool_pop(fpar__launch_pool *p) {
   }
 }
 
-int fpar__launch_pool_init(fpar__launch_pool **out, unsigned num_chunks) {
+int fpar__launch_pool_init(fpar__launch_pool **out) {
   fpar__launch_pool *p = calloc(1, sizeof *p);
-  size_t size = sizeof(fpar__launch) + num_chunks * sizeof(fpar__chunk);
   unsigned k;
 
   if (p == NULL || uv_mutex_init(&p->grow_lock) != 0) {
@@ -126,8 +122,6 @@ int fpar__launch_pool_init(fpar__launch_pool **out, unsigned num_chunks) {
     free(p);
     return FPAR_ENOMEM;
   }
-  p->record_size = (size + 63) / 64 * 64;
-  p->num_chunks = num_chunks;
   atomic_init(&p->head, 0);
   for (k = 0; k < FPAR__POOL_SLABS; k++)
     atomic_init(&p->slabs[k], NULL);
@@ -171,25 +165,12 @@ fpar__launch *fpar__launch_create(fpar__launch_pool *pool,
   atomic_store_explicit(&l->groups_done, 0, memory_order_relaxed);
   l->submit_ns = l->start_ns = l->end_ns = 0;
   atomic_store_explicit(&l->seq, 0, memory_order_relaxed);
-  /* Last: a worker whose fpar__launch_try_ref() sees the reference sees
-   * the record reset (seq 0) too. */
-  atomic_store_explicit(&l->refs, 1, memory_order_release);
+  atomic_store_explicit(&l->refs, 1, memory_order_relaxed);
   return l;
 }
 
 void fpar__launch_ref(fpar__launch *l) {
   atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
-}
-
-int fpar__launch_try_ref(fpar__launch *l) {
-  int r = atomic_load_explicit(&l->refs, memory_order_relaxed);
-
-  do {
-    if (r == 0)
-      return 0;
-  } while (!atomic_compare_exchange_weak_explicit(
-      &l->refs, &r, r + 1, memory_order_acquire, memory_order_relaxed));
-  return 1;
 }
 
 void fpar__launch_unref(fpar__launch *l) {

@@ -5,14 +5,14 @@
  * An event is the launch it completes, so struct fpar_event is defined
  * here.  A launch is reference counted: one reference for the scheduler
  * from submission to completion, one while it is the last of the
- * scheduler's list, one for the user's event handle, and one for each
- * worker or helping host thread while it takes work-groups from it.
+ * scheduler's list, and one for the user's event handle.  The workers
+ * and helping host threads that run its groups hold none: the groups they
+ * took (base/claim.h) keep it from completing, and so its record from
+ * being released, until they report them done.
  *
  * Records are never freed while their pool lives: a released record goes
- * back to its pool and serves a later launch.  That makes them
- * type-stable, so that a worker may take a reference on the launch it
- * sees published without a lock (fpar__launch_try_ref()), then check by
- * its sequence number that the record still is that launch.
+ * back to its pool and serves a later launch, with no lock and no
+ * allocation.
  */
 #ifndef FPAR_SCHED_BASE_LAUNCH_RECORD_H
 #define FPAR_SCHED_BASE_LAUNCH_RECORD_H
@@ -34,13 +34,6 @@
 /* A launch's status before it has a result (0 or a negative code). */
 #define FPAR__LAUNCH_QUEUED 2
 #define FPAR__LAUNCH_RUNNING 1
-
-/* Work-groups are handed to workers in contiguous chunks; a worker takes
- * groups from the front of its own chunk, then steals from the others'. */
-typedef struct fpar__chunk {
-  alignas(64) atomic_size_t next;
-  size_t end;
-} fpar__chunk;
 
 typedef struct fpar_event fpar__launch;
 struct fpar__worker;
@@ -113,7 +106,7 @@ struct fpar_event {
   struct fpar__sched *sched; /* the scheduler that runs it */
   fpar__launch_pool *pool;   /* where the record returns */
   /* Activation order (from 1), set when the launch starts; 0 while it
-   * waits.  Workers read it to tell the record's launches apart. */
+   * waits. */
   atomic_uint_fast64_t seq;
   /* The scheduler's list: the next launch, FPAR__LAUNCH_DONE once this
    * one completed with none linked yet. */
@@ -138,13 +131,10 @@ struct fpar_event {
   /* The launch's own copy of its arguments (fpar_launch_desc::args_size),
    * which spec.args then points to. */
   alignas(64) unsigned char arg_copy[FPAR_MAX_ARGS_SIZE];
-  unsigned num_chunks;
-  fpar__chunk chunks[];
 };
 
-/* Start a pool of records with num_chunks chunks each (one per worker).
- * Returns 0 or FPAR_ENOMEM. */
-int fpar__launch_pool_init(fpar__launch_pool **pool, unsigned num_chunks);
+/* Start a pool of records.  Returns 0 or FPAR_ENOMEM. */
+int fpar__launch_pool_init(fpar__launch_pool **pool);
 
 /* Free the pool and every record it made: none may be in use. */
 void fpar__launch_pool_destroy(fpar__launch_pool *pool);
@@ -157,11 +147,6 @@ fpar__launch *fpar__launch_create(fpar__launch_pool *pool,
                                   size_t args_size);
 void fpar__launch_ref(fpar__launch *l);
 void fpar__launch_unref(fpar__launch *l);
-
-/* Take a reference on a record that may have gone back to its pool since
- * it was seen: returns 0 (and takes none) when it has.  A record taken
- * this way may since serve another launch: check its seq. */
-int fpar__launch_try_ref(fpar__launch *l);
 
 /* failed_group of a launch none of whose groups faulted. */
 #define FPAR__NO_FAULT SIZE_MAX

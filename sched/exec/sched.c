@@ -12,19 +12,18 @@
  * with no round trip through the host, when launches are queued back to
  * back; the submitter when the list had run dry.
  *
- * Starting (activating) a launch splits its groups into one contiguous
- * chunk per worker (the same split for every launch of the same shape, so
- * a worker keeps touching the same data), then publishes the launch and
- * its sequence number.  An idle worker watches the number; when it changes
- * it takes a reference on the published launch without a lock (records
- * are type-stable, see base/launch_record.h) and checks that the record still
- * is that launch.  Each worker counts the groups it finished and adds them to
- * the launch once, when it leaves; the thread whose addition completes the
- * count completes the launch.
+ * Starting (activating) a launch publishes it, its number of groups and
+ * its sequence number on one cache line, and writes nothing else a worker
+ * reads: the chunk words that say which groups are taken name the launch
+ * they count for (base/claim.h).  An idle worker watches the line; when
+ * the number changes it takes its first groups, and only then, holding
+ * the launch open, reads the launch's record.  Each worker counts the
+ * groups it finished and adds them to the launch once, when it leaves; the
+ * thread whose addition completes the count completes the launch.
  *
  * A host thread that waits helps (exec/help.h): it runs groups of the
  * active launch as the workers do, starting with the chunk of the worker
- * whose core it occupies.
+ * whose core it occupies, then completes the launch itself.
  *
  * The lock and condition variables serve only sleep: an idle worker after
  * its spin budget, a waiting host thread after its.  The threads that
@@ -39,6 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sched/base/claim.h"
 #include "sched/base/clock.h"
 #include "sched/base/error.h"
 #include "sched/base/fork.h"
@@ -81,9 +81,13 @@ struct fpar__sched {
 
   /* Written by every submission. */
   alignas(64) _Atomic(fpar__launch *) tail;
-  /* Written by every activation, watched by idle workers. */
+  /* Written by every activation, watched by idle workers: the active
+   * launch and its number of groups, valid while active_seq reads the
+   * same before and after them (0 while an activation writes them). */
   alignas(64) atomic_uint_fast64_t active_seq;
   _Atomic(fpar__launch *) active;
+  atomic_size_t active_groups;
+  fpar__claim *claims; /* one chunk word per worker (base/claim.h) */
   /* Threads asleep on the condition variables. */
   alignas(64) atomic_uint sleepers, waiters;
   /* How long the last wait of a host thread took. */
@@ -125,18 +129,21 @@ static uint64_t fpar__sched_spin_ns(const fpar__sched *s) {
  * launch before. */
 static void fpar__sched_activate(fpar__sched *s, fpar__launch *l,
                                  uint64_t now_ns) {
-  uint64_t seq = atomic_load_explicit(&s->active_seq, memory_order_relaxed) + 1;
-  unsigned n = l->num_chunks, k;
+  uint64_t last = atomic_load_explicit(&s->active_seq, memory_order_relaxed);
+  uint64_t seq = last + 1;
 
-  for (k = 0; k < n; k++) {
-    atomic_store_explicit(&l->chunks[k].next, l->spec.num_groups * k / n,
-                          memory_order_relaxed);
-    l->chunks[k].end = l->spec.num_groups * (k + 1) / n;
-  }
   l->start_ns = now_ns;
   atomic_store_explicit(&l->status, FPAR__LAUNCH_RUNNING, memory_order_relaxed);
-  atomic_store_explicit(&l->seq, seq, memory_order_release);
+  atomic_store_explicit(&l->seq, seq, memory_order_relaxed);
+  /* A seqlock: a reader that sees active_seq the same before and after
+   * reading the launch and its size has read the pair published with it. */
+  atomic_store_explicit(&s->active_seq, 0, memory_order_relaxed);
+  atomic_thread_fence(memory_order_release);
   atomic_store_explicit(&s->active, l, memory_order_relaxed);
+  atomic_store_explicit(&s->active_groups, l->spec.num_groups,
+                        memory_order_relaxed);
+  if (seq % FPAR__CLAIM_RESTAMP == 0)
+    fpar__claims_restamp(s->claims, s->num_workers, last);
   /* Sequentially consistent, against a worker that counts itself among
    * the sleepers and then checks active_seq. */
   atomic_store(&s->active_seq, seq);
@@ -195,53 +202,46 @@ static void fpar__sched_complete(fpar__sched *s, fpar__launch *l) {
   fpar__launch_unref(l);
 }
 
-/* The active launch, with a reference, when it is not the one numbered
- * *seen (which becomes its number); else NULL. */
-static fpar__launch *fpar__sched_enter(fpar__sched *s, uint64_t *seen) {
-  for (;;) {
-    uint64_t seq = atomic_load_explicit(&s->active_seq, memory_order_acquire);
-    fpar__launch *l;
-    if (seq == *seen)
+/* Take the first groups of the active launch for w, unless it is the one
+ * numbered *seen (which becomes its number): returns the launch once w
+ * holds some of its groups, else NULL (also when none were left).  w reads
+ * the launch's record only after it took groups. */
+static fpar__launch *fpar__sched_enter(fpar__sched *s, fpar__worker *w,
+                                       uint64_t *seen) {
+  uint64_t seq;
+  fpar__launch *l;
+  size_t groups;
+
+  do {
+    seq = atomic_load_explicit(&s->active_seq, memory_order_acquire);
+    if (seq == *seen || seq == 0)
       return NULL;
-    l = atomic_load_explicit(&s->active, memory_order_acquire);
-    if (fpar__launch_try_ref(l)) {
-      if (atomic_load_explicit(&l->seq, memory_order_acquire) == seq) {
-        *seen = seq;
-        return l;
-      }
-      fpar__launch_unref(l);
-    }
-    /* The record serves another launch already: launch seq has
-     * completed, unless a later one has started meanwhile. */
-    if (atomic_load_explicit(&s->active_seq, memory_order_acquire) == seq) {
-      *seen = seq;
-      return NULL;
-    }
-  }
+    l = atomic_load_explicit(&s->active, memory_order_relaxed);
+    groups = atomic_load_explicit(&s->active_groups, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+  } while (atomic_load_explicit(&s->active_seq, memory_order_relaxed) != seq);
+  *seen = seq;
+  return fpar__worker_take_first(w, seq, groups) ? l : NULL;
 }
 
-/* Complete l on w's thread, whose addition made its count whole, and drop
- * w's reference. */
+/* Complete l on w's thread, whose addition made its count whole. */
 static void fpar__sched_finish(fpar__worker *w, fpar__launch *l) {
   if (w->trace != NULL)
     fpar__trace_launch(w, l);
   fpar__sched_complete(w->sched, l);
-  fpar__launch_unref(l);
 }
 
-/* Add the groups w finished to l and drop w's reference; the last
+/* Add the groups w finished to l, after which w may not touch l; the last
  * addition completes l, unless a waiting host thread has taken the
  * completion over (fpar__sched_leave_waiting). */
 static void fpar__sched_leave(fpar__worker *w, fpar__launch *l) {
-  size_t n = w->groups_done;
+  size_t all = l->spec.num_groups, n = w->groups_done;
 
   w->groups_done = 0;
-  if (n != 0 &&
-      atomic_fetch_add_explicit(&l->groups_done, n, memory_order_acq_rel) + n ==
-          l->spec.num_groups)
+  if (atomic_fetch_add_explicit(&l->groups_done, n, memory_order_acq_rel) +
+          n ==
+      all)
     fpar__sched_finish(w, l);
-  else
-    fpar__launch_unref(l);
 }
 
 /* Add the groups helper h finished to l and, unless that completes l or
@@ -260,10 +260,6 @@ static void fpar__sched_leave_waiting(fpar__worker *h, fpar__launch *l,
 
   h->groups_done = 0;
   do {
-    if (n == 0 && c == all) { /* completed by the last to add */
-      fpar__launch_unref(l);
-      return;
-    }
     want = c + n;
     if (want != all && (c & FPAR__LAUNCH_COMPLETER) == 0)
       want |= FPAR__LAUNCH_COMPLETER;
@@ -273,10 +269,8 @@ static void fpar__sched_leave_waiting(fpar__worker *h, fpar__launch *l,
     fpar__sched_finish(h, l);
     return;
   }
-  if ((c & FPAR__LAUNCH_COMPLETER) != 0) { /* another thread's duty */
-    fpar__launch_unref(l);
-    return;
-  }
+  if ((c & FPAR__LAUNCH_COMPLETER) != 0)
+    return; /* another thread's duty */
   for (;;) {
     c = atomic_load_explicit(&l->groups_done, memory_order_acquire);
     if (c == (all | FPAR__LAUNCH_COMPLETER)) {
@@ -286,10 +280,8 @@ static void fpar__sched_leave_waiting(fpar__worker *h, fpar__launch *l,
     if (!fpar__spin_step(spin, budget_ns, FPAR__WAIT_YIELD_NS) &&
         atomic_compare_exchange_strong_explicit(
             &l->groups_done, &c, c & ~FPAR__LAUNCH_COMPLETER,
-            memory_order_acq_rel, memory_order_relaxed)) {
-      fpar__launch_unref(l);
+            memory_order_acq_rel, memory_order_relaxed))
       return;
-    }
   }
 }
 
@@ -323,24 +315,22 @@ static int fpar__sched_help(fpar__sched *s, fpar__worker **helper,
                             uint64_t *seen, int *can_help, fpar__spin *spin,
                             uint64_t budget_ns, int (*done)(const void *arg),
                             const void *arg) {
-  fpar__launch *l = fpar__sched_enter(s, seen);
+  uint64_t seq = atomic_load_explicit(&s->active_seq, memory_order_relaxed);
   fpar__worker *h = *helper;
+  fpar__launch *l;
   int home;
 
-  if (l == NULL)
+  if (seq == *seen || seq == 0 || (home = fpar__sched_stand_in(s)) < 0)
     return 0;
-  if (!fpar__launch_unclaimed(l) || (home = fpar__sched_stand_in(s)) < 0) {
-    fpar__launch_unref(l);
-    return 0;
-  }
   if (h == NULL && (h = *helper = fpar__helpers_acquire(s->helpers)) == NULL) {
     *can_help = 0;
-    fpar__launch_unref(l);
     return 0;
   }
+  h->home = (unsigned)home;
+  if ((l = fpar__sched_enter(s, h, seen)) == NULL)
+    return 0;
   /* Each launch helped gets the whole budget to be completed in. */
   *spin = (fpar__spin)FPAR__SPIN_INIT;
-  h->home = (unsigned)home;
   h->until = done;
   h->until_arg = arg;
   fpar__self = h;
@@ -434,16 +424,21 @@ static void fpar__worker_sleep(fpar__worker *w) {
   uv_mutex_unlock(&s->lock);
 }
 
-/* Wait for a launch the worker has not entered yet and take a reference on
- * it; NULL at shutdown.  Spins for spin_us, then sleeps. */
+/* Wait for a launch the worker has not looked at yet that has groups left
+ * and take some (fpar__sched_enter); NULL at shutdown.  Spins for spin_us
+ * after the last launch it saw, then sleeps. */
 static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
   fpar__sched *s = w->sched;
   fpar__spin spin = FPAR__SPIN_INIT;
   fpar__launch *l;
+  uint64_t seen;
 
   for (;;) {
-    if ((l = fpar__sched_enter(s, &w->last_seq)) != NULL)
+    seen = w->last_seq;
+    if ((l = fpar__sched_enter(s, w, &w->last_seq)) != NULL)
       return l;
+    if (w->last_seq != seen)
+      spin = (fpar__spin)FPAR__SPIN_INIT;
     if (atomic_load_explicit(&s->shutdown, memory_order_relaxed))
       return NULL;
     if (!fpar__spin_step(&spin, fpar__sched_spin_ns(s), FPAR__IDLE_YIELD_NS)) {
@@ -546,6 +541,7 @@ void fpar__sched_unref(fpar__sched *s) {
     return;
   fpar__helpers_free(s->helpers);
   fpar__launch_pool_destroy(s->pool);
+  fpar__claims_destroy(s->claims);
   free(s->cpu_worker);
   uv_cond_destroy(&s->done_cond);
   uv_mutex_destroy(&s->lock);
@@ -591,13 +587,14 @@ static int fpar__sched_list_init(fpar__sched *s) {
   fpar__launch *stub;
 
   memset(&none, 0, sizeof none);
-  if (fpar__launch_pool_init(&s->pool, s->num_workers) != 0 ||
+  if (fpar__launch_pool_init(&s->pool) != 0 ||
       (stub = fpar__launch_create(s->pool, &none, 0)) == NULL)
     return FPAR_ENOMEM;
   atomic_store(&stub->status, 0);
   atomic_store(&stub->next, FPAR__LAUNCH_DONE);
   atomic_init(&s->tail, stub);
   atomic_init(&s->active, NULL);
+  atomic_init(&s->active_groups, 0);
   atomic_init(&s->active_seq, 0);
   return 0;
 }
@@ -623,6 +620,7 @@ static int fpar__sched_setup(fpar__sched *s, const fpar__sched_config *cfg) {
                                s->setup.stack_marks);
   s->workers = calloc(s->num_workers, sizeof *s->workers);
   s->threads = calloc(s->num_workers, sizeof *s->threads);
+  s->claims = s->setup.claims = fpar__claims_create(s->num_workers);
   if (cfg->pin != FPAR_PIN_NONE && cfg->pin != FPAR_PIN_NUMA && cpus > 0) {
     /* Workers bound to CPUs of their own: helpers stand in for them. */
     s->num_cpus = (unsigned)cpus;
@@ -631,7 +629,7 @@ static int fpar__sched_setup(fpar__sched *s, const fpar__sched_config *cfg) {
     for (c = 0; c < s->num_cpus; c++)
       atomic_init(&s->cpu_worker[c], -1);
   }
-  if (s->workers == NULL || s->threads == NULL ||
+  if (s->workers == NULL || s->threads == NULL || s->claims == NULL ||
       fpar__helpers_create(&s->helpers, &s->setup) != 0 ||
       fpar__sched_list_init(s) != 0)
     return FPAR_ENOMEM;
@@ -646,6 +644,7 @@ static void fpar__sched_unsetup(fpar__sched *s) {
   free(s->workers);
   fpar__helpers_free(s->helpers);
   fpar__launch_pool_destroy(s->pool);
+  fpar__claims_destroy(s->claims);
   free(s);
 }
 

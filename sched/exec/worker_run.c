@@ -29,6 +29,8 @@ static int fpar__worker_init(fpar__worker *w, const fpar__worker_setup *setup,
   w->home = place;
   w->helper = i >= setup->workers;
   w->sched = setup->sched;
+  w->claims = setup->claims;
+  w->num_chunks = setup->workers;
   w->run.shared_fpenv = cfg->fpenv == FPAR_FPENV_SHARED;
   w->run.fpu = setup->fpu;
   w->trace = fpar__trace_worker_get(setup->trace, i);
@@ -115,12 +117,12 @@ static void fpar__worker_report_fault(fpar__worker *w) {
 }
 
 /* Allocate the launch-time local buffers at the bottom of the arena; the
- * group's own objects go above the mark. */
+ * group's own objects go above the mark.  w holds the positions of its
+ * first take already (fpar__worker_take_first). */
 static void fpar__worker_enter(fpar__worker *w, fpar__launch *l) {
   unsigned k;
 
   w->launch = l;
-  w->batch_next = w->batch_end = 0;
   fpar__arena_release(&w->arena, 0);
   /* Under racecheck inline code finds no view and calls the functions,
    * whose reads of the group's state are the runtime's. */

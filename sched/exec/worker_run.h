@@ -19,6 +19,7 @@ typedef struct fpar__worker_setup {
   size_t stack_limit;        /* fiber stacks it may hold (stack.h) */
   int stack_marks;           /* guards are page-table marks (guard.h) */
   struct fpar__trace *trace; /* FIBERPAR_TRACE, or NULL */
+  fpar__claim *claims;       /* one chunk word per worker (claim.h) */
   /* The floating-point control state the worker threads inherited from
    * the thread that made them, which helpers' kernels start with too. */
   uint64_t fpu;
@@ -32,7 +33,9 @@ int fpar__worker_create(fpar__worker **w, const fpar__worker_setup *setup,
                         unsigned index);
 void fpar__worker_destroy(fpar__worker *w);
 
-/* Run groups of l until it has none left; faults are recorded in l. */
+/* Run groups of l, starting with those w took first
+ * (fpar__worker_take_first), until it has none left; faults are recorded
+ * in l. */
 void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l);
 
 #endif

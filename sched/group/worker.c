@@ -3,13 +3,11 @@
  * calling thread, the next group of its launch, room for the contexts of
  * a group's fibers, and the way back to the worker's scheduler context.
  *
- * Work distribution: a launch's groups are split into one contiguous chunk
- * per worker (the same split for every launch of the same shape, so a
- * worker keeps touching the same data); a worker takes groups from the
- * front of its own chunk, a few at a time when the chunk is long, then
- * steals from the others'.  A helping host thread (exec/help.h) has no
- * chunk: it starts with the chunk of the worker whose core it runs on,
- * which cannot run while the host does.
+ * Work distribution (base/claim.h): a worker takes groups from the front
+ * of its own chunk, a few at a time when the chunk is long, then from the
+ * others'.  A helping host thread (exec/help.h) has no chunk: it starts
+ * with the chunk of the worker whose core it runs on, which cannot run
+ * while the host does.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,52 +19,44 @@
 
 __thread fpar__worker *fpar__self __attribute__((tls_model("initial-exec")));
 
-/* A worker takes a share of what is left of a chunk at once, up to
- * FPAR__BATCH_MAX positions: 1/FPAR__BATCH_SHARE of it, so that a launch
- * of many short groups costs one contended atomic per few groups, not per
- * group, while a chunk of fewer than 2 * FPAR__BATCH_SHARE groups is
- * still taken one group at a time.  The cap bounds what a descheduled
+/* A worker takes a share of what is left of a chunk at once (claim.h),
+ * up to FPAR__BATCH_MAX positions: the cap bounds what a descheduled
  * worker can hold back from the others. */
-#define FPAR__BATCH_SHARE 8u
 #define FPAR__BATCH_MAX 4u
 
-/* Take up to `most` positions from the front of c: returns how many, the
- * first in *first; 0 when c is empty. */
-static size_t fpar__chunk_take(fpar__chunk *c, size_t most, size_t *first) {
-  size_t next = atomic_load_explicit(&c->next, memory_order_relaxed), g, n;
+/* Take positions of the worker's launch into its batch, from its home
+ * chunk first; 0 when none are left.  Helpers take one at a time: they
+ * stop taking once their host has what it waits for, and must not leave
+ * taken groups behind. */
+static int fpar__worker_take(fpar__worker *w) {
+  unsigned n = w->num_chunks, k;
+  size_t most = w->helper ? 1 : FPAR__BATCH_MAX, got, first;
 
-  if (next >= c->end)
-    return 0;
-  n = (c->end - next) / FPAR__BATCH_SHARE;
-  n = n < 1 ? 1 : n > most ? most : n;
-  g = atomic_fetch_add_explicit(&c->next, n, memory_order_relaxed);
-  if (g >= c->end)
-    return 0;
-  *first = g;
-  return n < c->end - g ? n : c->end - g;
-}
-
-/* The next position the worker runs: from its batch, else from a new take
- * (helpers take one group at a time: they stop taking once their host has
- * what it waits for, and must not leave claimed groups behind). */
-static int fpar__worker_next_position(fpar__worker *w, size_t *pos) {
-  fpar__launch *l = w->launch;
-  unsigned n = l->num_chunks, k;
-  size_t most = w->helper ? 1 : FPAR__BATCH_MAX, got;
-
-  if (w->batch_next < w->batch_end) {
-    *pos = w->batch_next++;
-    return 1;
-  }
-  if (w->until != NULL && w->until(w->until_arg))
-    return 0;
   for (k = 0; k < n; k++)
-    if ((got = fpar__chunk_take(&l->chunks[(w->home + k) % n], most, pos))) {
-      w->batch_next = *pos + 1;
-      w->batch_end = *pos + got;
+    if ((got = fpar__claim_take(w->claims, n, (w->home + k) % n,
+                                w->launch_seq, w->launch_groups, most,
+                                &first))) {
+      w->batch_next = first;
+      w->batch_end = first + got;
       return 1;
     }
   return 0;
+}
+
+int fpar__worker_take_first(fpar__worker *w, uint64_t seq, size_t groups) {
+  w->launch_seq = seq;
+  w->launch_groups = groups;
+  return fpar__worker_take(w);
+}
+
+/* The next position the worker runs: from its batch, else from a new
+ * take. */
+static int fpar__worker_next_position(fpar__worker *w, size_t *pos) {
+  if (w->batch_next == w->batch_end &&
+      ((w->until != NULL && w->until(w->until_arg)) || !fpar__worker_take(w)))
+    return 0;
+  *pos = w->batch_next++;
+  return 1;
 }
 
 int fpar__worker_claim(fpar__worker *w, size_t *group) {
@@ -80,16 +70,6 @@ int fpar__worker_claim(fpar__worker *w, size_t *group) {
     *group = fpar__order_at(&l->spec.order, FPAR__ORDER_GROUPS,
                             l->spec.num_groups, *group);
   return 1;
-}
-
-int fpar__launch_unclaimed(const fpar__launch *l) {
-  unsigned k;
-
-  for (k = 0; k < l->num_chunks; k++)
-    if (atomic_load_explicit(&l->chunks[k].next, memory_order_relaxed) <
-        l->chunks[k].end)
-      return 1;
-  return 0;
 }
 
 void fpar__worker_to_sched(fpar__worker *w) {

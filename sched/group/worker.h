@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "fiberpar.h"
+#include "sched/base/claim.h"
 #include "sched/base/launch_record.h"
 #include "sched/fiber/sanitizer.h"
 #include "sched/fiber/stack.h"
@@ -171,8 +172,14 @@ typedef struct fpar__worker {
   const void *until_arg;
   struct fpar__sched *sched;
   fpar__launch *launch; /* the launch whose groups the worker takes */
-  size_t groups_done;   /* finished, not yet added to the launch */
-  uint64_t last_seq;    /* seq of the last launch entered */
+  /* That launch as the chunk words know it (claim.h): its sequence
+   * number and its number of groups. */
+  uint64_t launch_seq;
+  size_t launch_groups;
+  fpar__claim *claims; /* the scheduler's chunk words, one per worker */
+  unsigned num_chunks;
+  size_t groups_done; /* finished, not yet added to the launch */
+  uint64_t last_seq;  /* seq of the last launch looked at */
   void *sched_ctx;      /* the worker thread's own stack */
   void *dead_ctx;       /* save slot of contexts that never resume */
   void *runner_ctx;     /* work-item 0, which also takes the groups */
@@ -236,13 +243,16 @@ _Noreturn void fpar__worker_to_sched(fpar__worker *w);
  * Returns 0 or FPAR_ENOMEM. */
 int fpar__worker_reserve_fibers(fpar__worker *w, size_t n);
 
+/* Take the first groups of launch `seq` of `groups` groups for w, before
+ * w reads anything of the launch's record: returns 1 when w took some
+ * (they hold the launch open until w reports them done, so the record is
+ * then that launch's), 0 when none were left. */
+int fpar__worker_take_first(fpar__worker *w, uint64_t seq, size_t groups);
+
 /* Take the next group of the worker's launch: from the positions it took
  * last, else from its home chunk, else from another's.  Returns 1 and the
  * linear group id, or 0 (also for a helper whose host thread has what it
  * waits for). */
 int fpar__worker_claim(fpar__worker *w, size_t *group);
-
-/* Whether l has groups that no one has taken yet. */
-int fpar__launch_unclaimed(const fpar__launch *l);
 
 #endif
