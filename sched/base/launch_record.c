@@ -70,12 +70,17 @@ static int fpar__pool_grow(fpar__launch_pool *p) {
     err = FPAR_ENOMEM;
     goto out;
   }
+  /* Zero: fpar__launch_create() compares a spec with what a record held. */
+  memset(slab, 0, n * sizeof *slab);
   for (i = 0; i < n; i++) {
     fpar__launch *l = slab + i;
     l->pool = p;
     l->pool_index = base + i;
     atomic_init(&l->refs, 0);
     atomic_init(&l->seq, 0);
+    atomic_init(&l->failed_group, FPAR__NO_FAULT);
+    l->fault_code = 0;
+    l->error[0] = '\0';
     atomic_init(&l->pool_next, i + 1 < n ? base + i + 2 : 0);
   }
   atomic_store_explicit(&p->slabs[k], slab, memory_order_relaxed);
@@ -141,17 +146,42 @@ void fpar__launch_pool_destroy(fpar__launch_pool *p) {
   free(p);
 }
 
+/* Copy n bytes from src to dst (a record's, aligned to a cache line) a
+ * line at a time, leaving the lines that hold them already unwritten. */
+static void fpar__copy_changed(void *dst, const void *src, size_t n) {
+  unsigned char *d = dst;
+  const unsigned char *s = src;
+  size_t k, len;
+
+  for (k = 0; k < n; k += len) {
+    len = n - k < 64 ? n - k : 64;
+    if (memcmp(d + k, s + k, len) != 0)
+      memcpy(d + k, s + k, len);
+  }
+}
+
 fpar__launch *fpar__launch_create(fpar__launch_pool *pool,
                                   const fpar__launch_spec *spec,
                                   size_t args_size) {
   fpar__launch *l = fpar__pool_pop(pool);
+  fpar__launch_spec own;
 
   if (l == NULL)
     return NULL;
-  l->spec = *spec;
   if (args_size != 0) {
-    memcpy(l->arg_copy, spec->args, args_size);
-    l->spec.args = l->arg_copy;
+    fpar__copy_changed(l->arg_copy, spec->args, args_size);
+    memcpy(&own, spec, sizeof own);
+    own.args = l->arg_copy;
+    spec = &own;
+  }
+  fpar__copy_changed(&l->spec, spec, sizeof *spec);
+  /* Left as they are unless the record's last launch failed. */
+  if (atomic_load_explicit(&l->failed_group, memory_order_relaxed) !=
+      FPAR__NO_FAULT) {
+    atomic_store_explicit(&l->failed_group, FPAR__NO_FAULT,
+                          memory_order_relaxed);
+    l->fault_code = 0;
+    l->error[0] = '\0';
   }
   l->hooks.complete = NULL;
   l->hooks.queue = NULL;
@@ -159,9 +189,6 @@ fpar__launch *fpar__launch_create(fpar__launch_pool *pool,
   l->sched = NULL;
   atomic_store_explicit(&l->next, NULL, memory_order_relaxed);
   atomic_store_explicit(&l->status, FPAR__LAUNCH_QUEUED, memory_order_relaxed);
-  atomic_store_explicit(&l->failed_group, FPAR__NO_FAULT, memory_order_relaxed);
-  l->fault_code = 0;
-  l->error[0] = '\0';
   atomic_store_explicit(&l->groups_done, 0, memory_order_relaxed);
   l->submit_ns = l->start_ns = l->end_ns = 0;
   atomic_store_explicit(&l->seq, 0, memory_order_relaxed);

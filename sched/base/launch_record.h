@@ -100,9 +100,29 @@ extern const char fpar__launch_done_mark;
 
 typedef struct fpar__launch_pool fpar__launch_pool;
 
+/* The record's cache lines fall in three groups: what to run, which every
+ * thread that runs groups reads; the count and fault that those threads
+ * write; and the host's side (list, references, status, times), which a
+ * worker touches only when it completes the launch. */
 struct fpar_event {
+  /* What to run.  A record serves launch after launch, and
+   * fpar__launch_create() rewrites only the lines of these that change:
+   * the workers' copies of the others stay valid. */
   fpar__launch_spec spec;
-  fpar__launch_hooks hooks;
+  /* The launch's own copy of its arguments (fpar_launch_desc::args_size),
+   * which spec.args then points to. */
+  alignas(64) unsigned char arg_copy[FPAR_MAX_ARGS_SIZE];
+
+  /* Groups finished, added by each thread as it leaves; with
+   * FPAR__LAUNCH_COMPLETER while a waiting host thread will complete the
+   * launch when the count is whole. */
+  alignas(64) atomic_size_t groups_done;
+  /* The lowest linear id of a group that faulted (FPAR__NO_FAULT: none);
+   * groups above it are skipped, those below still run. */
+  atomic_size_t failed_group;
+  int fault_code; /* that group's fault */
+
+  alignas(64) fpar__launch_hooks hooks;
   struct fpar__sched *sched; /* the scheduler that runs it */
   fpar__launch_pool *pool;   /* where the record returns */
   /* Activation order (from 1), set when the launch starts; 0 while it
@@ -111,26 +131,13 @@ struct fpar_event {
   /* The scheduler's list: the next launch, FPAR__LAUNCH_DONE once this
    * one completed with none linked yet. */
   _Atomic(fpar__launch *) next;
-
-  /* Execution state. */
   atomic_int status; /* FPAR__LAUNCH_QUEUED, _RUNNING, then the result: 0
                         or the fault's negative code */
-  /* The lowest linear id of a group that faulted (FPAR__NO_FAULT: none);
-   * groups above it are skipped, those below still run. */
-  atomic_size_t failed_group;
-  int fault_code; /* that group's fault */
   atomic_int refs;
-  /* Groups finished, added by each thread as it leaves; with
-   * FPAR__LAUNCH_COMPLETER while a waiting host thread will complete the
-   * launch when the count is whole. */
-  atomic_size_t groups_done;
   uint64_t submit_ns, start_ns, end_ns;
   atomic_uint pool_next; /* the next free record's index + 1, in the pool */
   unsigned pool_index;   /* the record's own index in its pool */
   char error[FPAR__ERROR_MAX]; /* the fault's message */
-  /* The launch's own copy of its arguments (fpar_launch_desc::args_size),
-   * which spec.args then points to. */
-  alignas(64) unsigned char arg_copy[FPAR_MAX_ARGS_SIZE];
 };
 
 /* Start a pool of records.  Returns 0 or FPAR_ENOMEM. */
