@@ -79,20 +79,20 @@ struct fpar__sched {
   atomic_int *cpu_worker;
   unsigned num_cpus;
 
-  /* Written by every submission. */
+  /* Written by every submission, and by every wait of a host thread: how
+   * long it took.  Workers read neither. */
   alignas(64) _Atomic(fpar__launch *) tail;
+  atomic_uint_fast64_t last_wait_ns;
   /* Written by every activation, watched by idle workers: the active
    * launch and its number of groups, valid while active_seq reads the
    * same before and after them (0 while an activation writes them). */
   alignas(64) atomic_uint_fast64_t active_seq;
   _Atomic(fpar__launch *) active;
   atomic_size_t active_groups;
+  atomic_int shutdown; /* watched by idle workers too */
   fpar__claim *claims; /* one chunk word per worker (base/claim.h) */
   /* Threads asleep on the condition variables. */
   alignas(64) atomic_uint sleepers, waiters;
-  /* How long the last wait of a host thread took. */
-  atomic_uint_fast64_t last_wait_ns;
-  atomic_int shutdown;
   uv_mutex_t lock;
   uv_cond_t work_cond; /* idle workers sleep here */
   uv_cond_t done_cond; /* waiting host threads sleep here */
