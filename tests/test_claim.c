@@ -11,13 +11,23 @@
 #include "sched/base/claim.h"
 #include "testutil.h"
 
+/* Take from chunk k of n of launch seq of `groups` groups (see
+ * fpar__claim_take). */
+static size_t take(fpar__claim *c, unsigned n, unsigned k, uint64_t seq,
+                   size_t groups, size_t most, size_t *first) {
+  fpar__claim_launch cl;
+
+  fpar__claim_launch_init(&cl, seq, groups, n);
+  return fpar__claim_take(c, &cl, k, most, first);
+}
+
 /* Take everything left of launch seq from chunk k, marking each group in
  * seen (which must not be marked yet); returns how many groups. */
 static size_t take_all(fpar__claim *c, unsigned n, unsigned k, uint64_t seq,
                        size_t groups, size_t most, unsigned char *seen) {
   size_t got, first, total = 0, g;
 
-  while ((got = fpar__claim_take(c, n, k, seq, groups, most, &first)) != 0) {
+  while ((got = take(c, n, k, seq, groups, most, &first)) != 0) {
     ck_assert_uint_le(first + got, groups);
     for (g = first; g < first + got; g++) {
       ck_assert_msg(!seen[g], "group %zu taken twice", g);
@@ -57,13 +67,13 @@ START_TEST(test_shares) {
   fpar__claim *c = fpar__claims_create(1);
   size_t first, got;
 
-  ck_assert_uint_eq(fpar__claim_take(c, 1, 0, 1, 15, 4, &first), 1);
+  ck_assert_uint_eq(take(c, 1, 0, 1, 15, 4, &first), 1);
   ck_assert_uint_eq(first, 0);
-  ck_assert_uint_eq(fpar__claim_take(c, 1, 0, 2, 1000, 4, &first), 4);
+  ck_assert_uint_eq(take(c, 1, 0, 2, 1000, 4, &first), 4);
   ck_assert_uint_eq(first, 0);
-  got = fpar__claim_take(c, 1, 0, 3, 1000, SIZE_MAX, &first);
+  got = take(c, 1, 0, 3, 1000, SIZE_MAX, &first);
   ck_assert_uint_eq(got, 1000 / 8);
-  ck_assert_uint_eq(fpar__claim_take(c, 1, 0, 3, 1000, SIZE_MAX, &first),
+  ck_assert_uint_eq(take(c, 1, 0, 3, 1000, SIZE_MAX, &first),
                     (1000 - got) / 8);
   ck_assert_uint_eq(first, got);
   fpar__claims_destroy(c);
@@ -76,11 +86,11 @@ START_TEST(test_next_launch_starts_afresh) {
   fpar__claim *c = fpar__claims_create(2);
   size_t first;
 
-  ck_assert_uint_eq(fpar__claim_take(c, 2, 1, 1, 10, 1, &first), 1);
+  ck_assert_uint_eq(take(c, 2, 1, 1, 10, 1, &first), 1);
   ck_assert_uint_eq(first, 5);
-  ck_assert_uint_eq(fpar__claim_take(c, 2, 1, 2, 10, 1, &first), 1);
+  ck_assert_uint_eq(take(c, 2, 1, 2, 10, 1, &first), 1);
   ck_assert_uint_eq(first, 5);
-  ck_assert_uint_eq(fpar__claim_take(c, 2, 1, 2, 10, 1, &first), 1);
+  ck_assert_uint_eq(take(c, 2, 1, 2, 10, 1, &first), 1);
   ck_assert_uint_eq(first, 6);
   fpar__claims_destroy(c);
 }
@@ -92,9 +102,9 @@ START_TEST(test_late_taker_turned_away) {
   fpar__claim *c = fpar__claims_create(1);
   size_t first;
 
-  ck_assert_uint_eq(fpar__claim_take(c, 1, 0, 2, 10, 1, &first), 1);
-  ck_assert_uint_eq(fpar__claim_take(c, 1, 0, 1, 10, 1, &first), 0);
-  ck_assert_uint_eq(fpar__claim_take(c, 1, 0, 2, 10, 1, &first), 1);
+  ck_assert_uint_eq(take(c, 1, 0, 2, 10, 1, &first), 1);
+  ck_assert_uint_eq(take(c, 1, 0, 1, 10, 1, &first), 0);
+  ck_assert_uint_eq(take(c, 1, 0, 2, 10, 1, &first), 1);
   ck_assert_uint_eq(first, 1);
   fpar__claims_destroy(c);
 }
@@ -106,12 +116,12 @@ START_TEST(test_restamp) {
   fpar__claim *c = fpar__claims_create(2);
   size_t first;
 
-  ck_assert_uint_eq(fpar__claim_take(c, 2, 0, 7, 4, 1, &first), 1);
+  ck_assert_uint_eq(take(c, 2, 0, 7, 4, 1, &first), 1);
   fpar__claims_restamp(c, 2, 7);
-  ck_assert_uint_eq(fpar__claim_take(c, 2, 0, 7, 4, 1, &first), 0);
-  ck_assert_uint_eq(fpar__claim_take(c, 2, 1, 7, 4, 1, &first), 0);
-  ck_assert_uint_eq(fpar__claim_take(c, 2, 1, 5, 4, 1, &first), 0);
-  ck_assert_uint_eq(fpar__claim_take(c, 2, 1, 8, 4, 1, &first), 1);
+  ck_assert_uint_eq(take(c, 2, 0, 7, 4, 1, &first), 0);
+  ck_assert_uint_eq(take(c, 2, 1, 7, 4, 1, &first), 0);
+  ck_assert_uint_eq(take(c, 2, 1, 5, 4, 1, &first), 0);
+  ck_assert_uint_eq(take(c, 2, 1, 8, 4, 1, &first), 1);
   ck_assert_uint_eq(first, 2);
   fpar__claims_destroy(c);
 }
@@ -127,11 +137,11 @@ START_TEST(test_numbers_wrap) {
   size_t first;
 
   fpar__claims_restamp(c, 1, last - 5);
-  ck_assert_uint_eq(fpar__claim_take(c, 1, 0, last, 3, 1, &first), 1);
-  ck_assert_uint_eq(fpar__claim_take(c, 1, 0, last - 1, 3, 1, &first), 0);
-  ck_assert_uint_eq(fpar__claim_take(c, 1, 0, last + 1, 3, 1, &first), 1);
+  ck_assert_uint_eq(take(c, 1, 0, last, 3, 1, &first), 1);
+  ck_assert_uint_eq(take(c, 1, 0, last - 1, 3, 1, &first), 0);
+  ck_assert_uint_eq(take(c, 1, 0, last + 1, 3, 1, &first), 1);
   ck_assert_uint_eq(first, 0);
-  ck_assert_uint_eq(fpar__claim_take(c, 1, 0, last, 3, 1, &first), 0);
+  ck_assert_uint_eq(take(c, 1, 0, last, 3, 1, &first), 0);
   fpar__claims_destroy(c);
 }
 END_TEST
@@ -145,7 +155,7 @@ START_TEST(test_huge_chunks) {
   for (unsigned k = 0; k < 2; k++) {
     size_t len = groups / 2 + (k < groups % 2), end = start;
     unsigned takes = 0;
-    while ((got = fpar__claim_take(c, 2, k, 1, groups, SIZE_MAX, &first))) {
+    while ((got = take(c, 2, k, 1, groups, SIZE_MAX, &first))) {
       ck_assert_uint_eq(first, end);
       end += got;
       ck_assert_uint_lt(++takes, 1000);
@@ -183,7 +193,7 @@ static void *race_taker(void *arg) {
     size_t first, got;
     pthread_barrier_wait(&r->start);
     for (unsigned k = 0; k < 2; k++)
-      while ((got = fpar__claim_take(r->c, 2, (me->home + k) % 2, seq,
+      while ((got = take(r->c, 2, (me->home + k) % 2, seq,
                                      RACE_GROUPS, 4, &first)) != 0)
         for (size_t g = first; g < first + got; g++)
           r->seen[me->home][g]++;

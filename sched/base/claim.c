@@ -36,13 +36,21 @@ void fpar__claims_restamp(fpar__claim *c, unsigned n, uint64_t seq) {
                           memory_order_relaxed);
 }
 
-size_t fpar__claim_take(fpar__claim *c, unsigned n, unsigned k, uint64_t seq,
-                        size_t groups, size_t most, size_t *first) {
-  uint64_t q = groups / n, r = groups % n;
-  uint64_t start = q * k + (k < r ? k : r), len = q + (k < r);
+void fpar__claim_launch_init(fpar__claim_launch *cl, uint64_t seq,
+                             size_t groups, unsigned n) {
+  cl->seq = seq;
+  cl->per_chunk = groups / n;
+  cl->extra = groups % n;
+}
+
+size_t fpar__claim_take(fpar__claim *c, const fpar__claim_launch *cl,
+                        unsigned k, size_t most, size_t *first) {
+  uint64_t len = cl->per_chunk + (k < cl->extra);
+  uint64_t start = cl->per_chunk * k + (k < cl->extra ? k : cl->extra);
   /* A position is `unit` groups, so that a chunk has fewer than 2^32. */
-  uint64_t unit = (len >> 32) + 1, units = (len + unit - 1) / unit;
-  uint32_t tag = (uint32_t)seq;
+  uint64_t unit = (len >> 32) + 1;
+  uint64_t units = unit == 1 ? len : (len + unit - 1) / unit;
+  uint32_t tag = (uint32_t)cl->seq;
   atomic_uint_fast64_t *word = &c[k].word;
   uint64_t v, taken, t, end;
 

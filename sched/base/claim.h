@@ -46,11 +46,24 @@ void fpar__claims_destroy(fpar__claim *c);
  * called before launch seq + 1 starts, once in FPAR__CLAIM_RESTAMP. */
 void fpar__claims_restamp(fpar__claim *c, unsigned n, uint64_t seq);
 
-/* Take up to `most` groups from the front of chunk k (of n) of launch
- * `seq`, which has `groups` groups: a share of what is left (all of a
- * short chunk one group at a time).  Returns how many, the first in
- * *first; 0 when the chunk has none left or the launch is over. */
-size_t fpar__claim_take(fpar__claim *c, unsigned n, unsigned k, uint64_t seq,
-                        size_t groups, size_t most, size_t *first);
+/* A launch as its takers see it: its number and the split of its groups
+ * into chunks, worked out once per taker (fpar__claim_launch_init) so that
+ * a take divides nothing. */
+typedef struct fpar__claim_launch {
+  uint64_t seq;
+  size_t per_chunk; /* chunk k has per_chunk + (k < extra) groups */
+  size_t extra;
+} fpar__claim_launch;
+
+/* The split of launch `seq`, of `groups` groups, into n chunks. */
+void fpar__claim_launch_init(fpar__claim_launch *cl, uint64_t seq,
+                             size_t groups, unsigned n);
+
+/* Take up to `most` groups from the front of chunk k of launch cl: a share
+ * of what is left (all of a short chunk one group at a time).  Returns how
+ * many, the first in *first; 0 when the chunk has none left or the launch
+ * is over. */
+size_t fpar__claim_take(fpar__claim *c, const fpar__claim_launch *cl,
+                        unsigned k, size_t most, size_t *first);
 
 #endif

@@ -29,12 +29,11 @@ __thread fpar__worker *fpar__self __attribute__((tls_model("initial-exec")));
  * stop taking once their host has what it waits for, and must not leave
  * taken groups behind. */
 static int fpar__worker_take(fpar__worker *w) {
-  unsigned n = w->num_chunks, k;
+  unsigned n = w->num_chunks, i, k;
   size_t most = w->helper ? 1 : FPAR__BATCH_MAX, got, first;
 
-  for (k = 0; k < n; k++)
-    if ((got = fpar__claim_take(w->claims, n, (w->home + k) % n,
-                                w->launch_seq, w->launch_groups, most,
+  for (i = 0, k = w->home; i < n; i++, k = k + 1 == n ? 0 : k + 1)
+    if ((got = fpar__claim_take(w->claims, &w->launch_claim, k, most,
                                 &first))) {
       w->batch_next = first;
       w->batch_end = first + got;
@@ -44,8 +43,7 @@ static int fpar__worker_take(fpar__worker *w) {
 }
 
 int fpar__worker_take_first(fpar__worker *w, uint64_t seq, size_t groups) {
-  w->launch_seq = seq;
-  w->launch_groups = groups;
+  fpar__claim_launch_init(&w->launch_claim, seq, groups, w->num_chunks);
   return fpar__worker_take(w);
 }
 

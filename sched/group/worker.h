@@ -172,10 +172,8 @@ typedef struct fpar__worker {
   const void *until_arg;
   struct fpar__sched *sched;
   fpar__launch *launch; /* the launch whose groups the worker takes */
-  /* That launch as the chunk words know it (claim.h): its sequence
-   * number and its number of groups. */
-  uint64_t launch_seq;
-  size_t launch_groups;
+  /* That launch as the chunk words know it (claim.h). */
+  fpar__claim_launch launch_claim;
   fpar__claim *claims; /* the scheduler's chunk words, one per worker */
   unsigned num_chunks;
   size_t groups_done; /* finished, not yet added to the launch */
