@@ -73,8 +73,7 @@ START_TEST(test_shares) {
   ck_assert_uint_eq(first, 0);
   got = take(c, 1, 0, 3, 1000, SIZE_MAX, &first);
   ck_assert_uint_eq(got, 1000 / 8);
-  ck_assert_uint_eq(take(c, 1, 0, 3, 1000, SIZE_MAX, &first),
-                    (1000 - got) / 8);
+  ck_assert_uint_eq(take(c, 1, 0, 3, 1000, SIZE_MAX, &first), (1000 - got) / 8);
   ck_assert_uint_eq(first, got);
   fpar__claims_destroy(c);
 }
@@ -193,8 +192,8 @@ static void *race_taker(void *arg) {
     size_t first, got;
     pthread_barrier_wait(&r->start);
     for (unsigned k = 0; k < 2; k++)
-      while ((got = take(r->c, 2, (me->home + k) % 2, seq,
-                                     RACE_GROUPS, 4, &first)) != 0)
+      while ((got = take(r->c, 2, (me->home + k) % 2, seq, RACE_GROUPS, 4,
+                         &first)) != 0)
         for (size_t g = first; g < first + got; g++)
           r->seen[me->home][g]++;
     pthread_barrier_wait(&r->start);

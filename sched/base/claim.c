@@ -25,7 +25,9 @@ fpar__claim *fpar__claims_create(unsigned n) {
   return c;
 }
 
-void fpar__claims_destroy(fpar__claim *c) { free(c); }
+void fpar__claims_destroy(fpar__claim *c) {
+  free(c);
+}
 
 void fpar__claims_restamp(fpar__claim *c, unsigned n, uint64_t seq) {
   unsigned k;
@@ -66,10 +68,9 @@ size_t fpar__claim_take(fpar__claim *c, const fpar__claim_launch *cl,
       return 0;
     t = (units - taken) / FPAR__CLAIM_SHARE;
     t = t < 1 ? 1 : t > most ? most : t;
-    if (atomic_compare_exchange_weak_explicit(word, &v,
-                                              (uint64_t)tag << 32 | (taken + t),
-                                              memory_order_relaxed,
-                                              memory_order_relaxed))
+    if (atomic_compare_exchange_weak_explicit(
+            word, &v, (uint64_t)tag << 32 | (taken + t), memory_order_relaxed,
+            memory_order_relaxed))
       break;
   }
   end = (taken + t) * unit;

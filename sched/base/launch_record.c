@@ -33,8 +33,7 @@ struct fpar__launch_pool {
 static fpar__launch *fpar__pool_record(fpar__launch_pool *p, unsigned index) {
   unsigned k = 31 - (unsigned)__builtin_clz(index / FPAR__POOL_FIRST + 1);
   size_t first = (size_t)FPAR__POOL_FIRST * ((1u << k) - 1);
-  fpar__launch *slab =
-      atomic_load_explicit(&p->slabs[k], memory_order_relaxed);
+  fpar__launch *slab = atomic_load_explicit(&p->slabs[k], memory_order_relaxed);
 
   return slab + (index - first);
 }
@@ -65,8 +64,7 @@ static int fpar__pool_grow(fpar__launch_pool *p) {
   n = FPAR__POOL_FIRST << k;
   base = FPAR__POOL_FIRST * ((1u << k) - 1);
   if (k == FPAR__POOL_SLABS ||
-      (slab = aligned_alloc(alignof(fpar__launch), n * sizeof *slab)) ==
-          NULL) {
+      (slab = aligned_alloc(alignof(fpar__launch), n * sizeof *slab)) == NULL) {
     err = FPAR_ENOMEM;
     goto out;
   }

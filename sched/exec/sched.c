@@ -238,8 +238,7 @@ static void fpar__sched_leave(fpar__worker *w, fpar__launch *l) {
   size_t all = l->spec.num_groups, n = w->groups_done;
 
   w->groups_done = 0;
-  if (atomic_fetch_add_explicit(&l->groups_done, n, memory_order_acq_rel) +
-          n ==
+  if (atomic_fetch_add_explicit(&l->groups_done, n, memory_order_acq_rel) + n ==
       all)
     fpar__sched_finish(w, l);
 }

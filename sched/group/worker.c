@@ -33,8 +33,8 @@ static int fpar__worker_take(fpar__worker *w) {
   size_t most = w->helper ? 1 : FPAR__BATCH_MAX, got, first;
 
   for (i = 0, k = w->home; i < n; i++, k = k + 1 == n ? 0 : k + 1)
-    if ((got = fpar__claim_take(w->claims, &w->launch_claim, k, most,
-                                &first))) {
+    if ((got =
+             fpar__claim_take(w->claims, &w->launch_claim, k, most, &first))) {
       w->batch_next = first;
       w->batch_end = first + got;
       return 1;

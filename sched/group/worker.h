@@ -178,9 +178,9 @@ typedef struct fpar__worker {
   unsigned num_chunks;
   size_t groups_done; /* finished, not yet added to the launch */
   uint64_t last_seq;  /* seq of the last launch looked at */
-  void *sched_ctx;      /* the worker thread's own stack */
-  void *dead_ctx;       /* save slot of contexts that never resume */
-  void *runner_ctx;     /* work-item 0, which also takes the groups */
+  void *sched_ctx;    /* the worker thread's own stack */
+  void *dead_ctx;     /* save slot of contexts that never resume */
+  void *runner_ctx;   /* work-item 0, which also takes the groups */
   /* Positions it claimed in one take and has not run yet: [next, end). */
   size_t batch_next, batch_end;
   fpar__stack_pool stacks;
