@@ -829,6 +829,76 @@ START_TEST(test_host_beside_worker_sleeps_in_long_waits) {
 }
 END_TEST
 
+/* ---- A host thread that completes what it helped ------------------------ */
+
+/* Group 1 keeps its thread busy for `us` microseconds, group 0 for 10 ms
+ * (long enough for the other worker, even asleep, to have taken group 1
+ * when it ends); each group notes the thread that ran it. */
+typedef struct handback_args {
+  unsigned us;
+  pthread_t ran[2];
+} handback_args;
+
+static void handback_fn(fpar_item *it, void *args) {
+  handback_args *a = args;
+  uint64_t end;
+
+  if (fpar_local_id(it, 0) != 0)
+    return;
+  a->ran[fpar_group_id(it, 0)] = pthread_self();
+  end = now_ns() + (fpar_group_id(it, 0) == 0 ? 10000u : a->us) * 1000u;
+  while (now_ns() < end)
+    ;
+}
+
+/* A host thread that ran group 0 takes the launch's completion over and
+ * spins for its budget while the other worker runs group 1 for 100 ms;
+ * then it hands the completion back and sleeps: the worker completes the
+ * launch and wakes it.  The wait returns once group 1 is done, having
+ * used little of the host's CPU beyond group 0's 10 ms; spinning through
+ * the wait, it would use most of the 100.  When the threads took other
+ * groups (a worker ran group 0, or the host took group 1 too), the launch
+ * is only checked; under TSan the CPU time is only reported (its spin
+ * steps are slow enough to count as descheduled time, so the spin budget
+ * stretches, as it does on a loaded machine). */
+START_TEST(test_host_hands_completion_back) {
+  handback_args a = {100000, {0, 0}};
+  fpar_test_env e;
+  fpar_event *ev;
+  uint64_t t0, wall, cpu0, cpu, blocks;
+  int k;
+
+  fpar_test_env_init(&e, 0);
+  if (fpar_runtime_num_threads(e.rt) < 2) {
+    fpar_test_env_fini(&e);
+    return;
+  }
+  pin_to_worker(e.rt, 0);
+  for (k = 0; k < 3; k++) {
+    thread_usage(&blocks, &cpu0);
+    t0 = now_ns();
+    ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(128), fpar_range1(64),
+                                        handback_fn, &a, &ev));
+    ck_assert_fpar_ok(fpar_event_wait(ev));
+    wall = now_ns() - t0;
+    thread_usage(&blocks, &cpu);
+    ck_assert_int_eq(fpar_test_state(ev), FPAR_COMPLETE);
+    fpar_event_release(ev);
+    ck_assert_uint_ge(wall, (uint64_t)a.us * 1000u);
+    if (pthread_equal(a.ran[0], pthread_self()) &&
+        !pthread_equal(a.ran[1], pthread_self())) {
+      printf("host handed back: %llu us of CPU in a wait of %llu us\n",
+             (unsigned long long)(cpu - cpu0),
+             (unsigned long long)(wall / 1000u));
+      ck_assert_msg(FPAR_TEST_TSAN || cpu - cpu0 < 30000,
+                    "the host used %llu us of CPU in a wait of 100 ms",
+                    (unsigned long long)(cpu - cpu0));
+    }
+  }
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 static Suite *launch_path_suite(void) {
   Suite *s = suite_create("launch_path");
   TCase *tc;
@@ -869,6 +939,7 @@ static Suite *launch_path_suite(void) {
   tc = fpar_test_case("host_beside_worker");
   tcase_add_test(tc, test_host_beside_worker_spins_through_steps);
   tcase_add_test(tc, test_host_beside_worker_sleeps_in_long_waits);
+  tcase_add_test(tc, test_host_hands_completion_back);
   suite_add_tcase(s, tc);
   return s;
 }
