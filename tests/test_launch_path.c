@@ -625,6 +625,37 @@ START_TEST(test_short_groups_run_once) {
 }
 END_TEST
 
+/* Past the 2^20th launch, where the scheduler restamps the chunk words
+ * (sched/base/claim.h): launches of 1, 2 and 3 groups, some of whose
+ * chunks stay empty for a while, each group run exactly once.  Queued
+ * 1024 at a time; about a second. */
+#define RESTAMP_LAUNCHES ((1u << 20) + 3000u)
+
+START_TEST(test_groups_once_across_restamps) {
+  atomic_uint runs[3];
+  unsigned k, want[3] = {0, 0, 0};
+  fpar_test_env e;
+  int g;
+
+  for (g = 0; g < 3; g++)
+    atomic_init(&runs[g], 0);
+  fpar_test_env_init(&e, 0);
+  for (k = 0; k < RESTAMP_LAUNCHES; k++) {
+    unsigned groups = 1 + k % 3;
+    ck_assert_fpar_ok(fpar_parallel_for(
+        e.q, fpar_range1(groups), fpar_range1(1), count_group, runs, NULL));
+    for (g = 0; g < (int)groups; g++)
+      want[g]++;
+    if (k % 1024 == 1023)
+      ck_assert_fpar_ok(fpar_queue_wait(e.q));
+  }
+  ck_assert_fpar_ok(fpar_queue_wait(e.q));
+  for (g = 0; g < 3; g++)
+    ck_assert_uint_eq(atomic_load(&runs[g]), want[g]);
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 /* A launch submitted and waited inside a libuv callback, on the loop's
  * thread, which helps. */
 typedef struct uv_launch {
@@ -930,6 +961,9 @@ static Suite *launch_path_suite(void) {
   tcase_add_test(tc, test_wait_in_uv_callback);
   tcase_add_loop_test(tc, test_short_groups_run_once, 0,
                       (int)(sizeof claim_schedules / sizeof *claim_schedules));
+#if !FPAR_TEST_SANITIZED
+  tcase_add_test(tc, test_groups_once_across_restamps);
+#endif
   suite_add_tcase(s, tc);
 
   tc = fpar_test_case("idle");
