@@ -359,21 +359,22 @@ static void fpar__sched_sleep_until(fpar__sched *s,
 
 /* How long a waiting host thread spins before it sleeps: the runtime's
  * spin budget, or, on a CPU of none of the runtime's workers, where its
- * spinning takes no worker's time, twice as long as the last wait took
- * (at most FPAR__WAIT_SPIN_MAX_NS), when that took no longer than
+ * spinning takes no worker's time, twice as long as the last such wait
+ * took (at most FPAR__WAIT_SPIN_MAX_NS), when that took no longer than
  * FPAR__WAIT_SPIN_MAX_NS.  A time step of a few hundred microseconds then
  * ends with the thread spinning, not asleep: waking it takes tens of
- * microseconds under a hypervisor, during which the workers idle. */
-static uint64_t fpar__sched_wait_budget(const fpar__sched *s) {
-  uint64_t budget = fpar__sched_spin_ns(s);
-  uint64_t last = atomic_load_explicit(&s->last_wait_ns, memory_order_relaxed);
-  uint64_t want =
-      last < FPAR__WAIT_SPIN_MAX_NS / 2 ? 2 * last : FPAR__WAIT_SPIN_MAX_NS;
+ * microseconds under a hypervisor, during which the workers idle.  Sets
+ * *timed for such a wait, whose length the caller then keeps; the others
+ * read no clock. */
+static uint64_t fpar__sched_wait_budget(const fpar__sched *s, int *timed) {
+  uint64_t budget = fpar__sched_spin_ns(s), last, want;
 
-  if (budget == 0 || want <= budget || last > FPAR__WAIT_SPIN_MAX_NS ||
-      s->cpu_worker == NULL || fpar__sched_stand_in(s) >= 0)
+  *timed = budget != 0 && s->cpu_worker != NULL && fpar__sched_stand_in(s) < 0;
+  if (!*timed)
     return budget;
-  return want;
+  last = atomic_load_explicit(&s->last_wait_ns, memory_order_relaxed);
+  want = last < FPAR__WAIT_SPIN_MAX_NS / 2 ? 2 * last : FPAR__WAIT_SPIN_MAX_NS;
+  return want <= budget || last > FPAR__WAIT_SPIN_MAX_NS ? budget : want;
 }
 
 int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
@@ -381,7 +382,7 @@ int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
   fpar__spin spin = FPAR__SPIN_INIT;
   fpar__worker *helper = NULL;
   uint64_t seen = 0, start, budget;
-  int can_help, err;
+  int can_help, timed, err;
 
   if (done(arg))
     return 0;
@@ -394,8 +395,8 @@ int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
   /* A kernel that waits for another runtime only waits: its thread is
    * inside a group already. */
   can_help = fpar__self == NULL;
-  start = fpar__now_ns();
-  budget = fpar__sched_wait_budget(s);
+  budget = fpar__sched_wait_budget(s, &timed);
+  start = timed ? fpar__now_ns() : 0;
   while (!done(arg)) {
     if (can_help && fpar__sched_help(s, &helper, &seen, &can_help, &spin,
                                      budget, done, arg))
@@ -407,8 +408,9 @@ int fpar__sched_wait(fpar__sched *s, int (*done)(const void *arg),
     fpar__helpers_release(s->helpers, helper);
   if (!done(arg))
     fpar__sched_sleep_until(s, done, arg);
-  atomic_store_explicit(&s->last_wait_ns, fpar__now_ns() - start,
-                        memory_order_relaxed);
+  if (timed)
+    atomic_store_explicit(&s->last_wait_ns, fpar__now_ns() - start,
+                          memory_order_relaxed);
   return 0;
 }
 
