@@ -626,7 +626,7 @@ START_TEST(test_short_groups_run_once) {
 END_TEST
 
 /* Past the 2^20th launch, where the scheduler restamps the chunk words
- * (sched/base/claim.h): launches of 1, 2 and 3 groups, some of whose
+ * (sched/base/group_claim.h): launches of 1, 2 and 3 groups, some of whose
  * chunks stay empty for a while, each group run exactly once.  Queued
  * 1024 at a time; about a second. */
 #define RESTAMP_LAUNCHES ((1u << 20) + 3000u)

@@ -7,7 +7,7 @@
  * from submission to completion, one while it is the last of the
  * scheduler's list, and one for the user's event handle.  The workers
  * and helping host threads that run its groups hold none: the groups they
- * took (base/claim.h) keep it from completing, and so its record from
+ * took (base/group_claim.h) keep it from completing, and so its record from
  * being released, until they report them done.
  *
  * Records are never freed while their pool lives: a released record goes

@@ -15,7 +15,7 @@
  * Starting (activating) a launch publishes it, its number of groups and
  * its sequence number on one cache line, and writes nothing else a worker
  * reads: the chunk words that say which groups are taken name the launch
- * they count for (base/claim.h).  An idle worker watches the line; when
+ * they count for (base/group_claim.h).  An idle worker watches the line; when
  * the number changes it takes its first groups, and only then, holding
  * the launch open, reads the launch's record.  Each worker counts the
  * groups it finished and adds them to the launch once, when it leaves; the
@@ -38,10 +38,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sched/base/claim.h"
 #include "sched/base/clock.h"
 #include "sched/base/error.h"
 #include "sched/base/fork.h"
+#include "sched/base/group_claim.h"
 #include "sched/base/spin.h"
 #include "sched/base/sync.h"
 #include "sched/base/thread_name.h"
@@ -90,7 +90,7 @@ struct fpar__sched {
   _Atomic(fpar__launch *) active;
   atomic_size_t active_groups;
   atomic_int shutdown; /* watched by idle workers too */
-  fpar__claim *claims; /* one chunk word per worker (base/claim.h) */
+  fpar__claim *claims; /* one chunk word per worker (base/group_claim.h) */
   /* Threads asleep on the condition variables. */
   alignas(64) atomic_uint sleepers, waiters;
   uv_mutex_t lock;

@@ -19,7 +19,7 @@ typedef struct fpar__worker_setup {
   size_t stack_limit;        /* fiber stacks it may hold (stack.h) */
   int stack_marks;           /* guards are page-table marks (guard.h) */
   struct fpar__trace *trace; /* FIBERPAR_TRACE, or NULL */
-  fpar__claim *claims;       /* one chunk word per worker (claim.h) */
+  fpar__claim *claims;       /* one chunk word per worker (group_claim.h) */
   /* The floating-point control state the worker threads inherited from
    * the thread that made them, which helpers' kernels start with too. */
   uint64_t fpu;

@@ -3,7 +3,7 @@
  * calling thread, the next group of its launch, room for the contexts of
  * a group's fibers, and the way back to the worker's scheduler context.
  *
- * Work distribution (base/claim.h): a worker takes groups from the front
+ * Work distribution (base/group_claim.h): a worker takes groups from the front
  * of its own chunk, a few at a time when the chunk is long, then from the
  * others'.  A helping host thread (exec/help.h) has no chunk: it starts
  * with the chunk of the worker whose core it runs on, which cannot run
@@ -19,7 +19,7 @@
 
 __thread fpar__worker *fpar__self __attribute__((tls_model("initial-exec")));
 
-/* A worker takes a share of what is left of a chunk at once (claim.h),
+/* A worker takes a share of what is left of a chunk at once (group_claim.h),
  * up to FPAR__BATCH_MAX positions: the cap bounds what a descheduled
  * worker can hold back from the others. */
 #define FPAR__BATCH_MAX 4u

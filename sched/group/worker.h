@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "fiberpar.h"
-#include "sched/base/claim.h"
+#include "sched/base/group_claim.h"
 #include "sched/base/launch_record.h"
 #include "sched/fiber/sanitizer.h"
 #include "sched/fiber/stack.h"
@@ -172,7 +172,7 @@ typedef struct fpar__worker {
   const void *until_arg;
   struct fpar__sched *sched;
   fpar__launch *launch; /* the launch whose groups the worker takes */
-  /* That launch as the chunk words know it (claim.h). */
+  /* That launch as the chunk words know it (group_claim.h). */
   fpar__claim_launch launch_claim;
   fpar__claim *claims; /* the scheduler's chunk words, one per worker */
   unsigned num_chunks;

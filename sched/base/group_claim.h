@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* claim.h - which work-groups of the active launch are still to be taken.
+/* group_claim.h - which work-groups of the active launch are still to be taken.
  *
  * A launch's groups are split into one contiguous chunk per worker, the
  * same split for every launch of the same size, so that a worker keeps
@@ -22,8 +22,8 @@
  * launches start between its reading of the launch's number and its
  * compare-and-swap (the bound the launch pool's tag sets too).
  */
-#ifndef FPAR_SCHED_BASE_CLAIM_H
-#define FPAR_SCHED_BASE_CLAIM_H
+#ifndef FPAR_SCHED_BASE_GROUP_CLAIM_H
+#define FPAR_SCHED_BASE_GROUP_CLAIM_H
 
 #include <stdalign.h>
 #include <stdatomic.h>

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* claim.c - the chunk words of the active launch (see claim.h). */
+/* group_claim.c - the chunk words of the active launch (see
+ * group_claim.h). */
 #include <stdlib.h>
 
-#include "sched/base/claim.h"
+#include "sched/base/group_claim.h"
 
 /* A take gets 1/FPAR__CLAIM_SHARE of what is left of a chunk, so that a
  * launch of many short groups costs one contended atomic per few groups,

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* test_claim.c - the chunk words that say which work-groups of the active
- * launch are taken (sched/base/claim.h), on their own, without workers:
- * every group taken exactly once, launches told apart by the number in
- * each word, late takers turned away, the words restamped, numbers that
- * wrap at 2^32, chunks of 2^32 groups and more, and two threads taking at
- * once. */
+/* test_group_claim.c - the chunk words that say which work-groups of the
+ * active launch are taken (sched/base/group_claim.h), on their own,
+ * without workers: every group taken exactly once, launches told apart by
+ * the number in each word, late takers turned away, the words restamped,
+ * numbers that wrap at 2^32, chunks of 2^32 groups and more, and two
+ * threads taking at once. */
 #include <pthread.h>
 #include <stdint.h>
 
-#include "sched/base/claim.h"
+#include "sched/base/group_claim.h"
 #include "testutil.h"
 
 /* Take from chunk k of n of launch seq of `groups` groups (see
