@@ -207,26 +207,23 @@ static void fpar__sched_complete(fpar__sched *s, fpar__launch *l) {
   fpar__launch_unref(l);
 }
 
-/* Take the first groups of the active launch for w, unless it is the one
- * numbered *seen (which becomes its number): returns the launch once w
- * holds some of its groups, else NULL (also when none were left).  w reads
- * the launch's record only after it took groups. */
-static fpar__launch *fpar__sched_enter(fpar__sched *s, fpar__worker *w,
-                                       uint64_t *seen) {
+/* The number of the active launch, with the launch in *l and its number
+ * of groups in *groups, unless it is the one numbered seen; else 0.  A
+ * taker reads the launch's record only once it took some of its groups
+ * (fpar__worker_take_first). */
+static uint64_t fpar__sched_published(fpar__sched *s, uint64_t seen,
+                                      fpar__launch **l, size_t *groups) {
   uint64_t seq;
-  fpar__launch *l;
-  size_t groups;
 
   do {
     seq = atomic_load_explicit(&s->active_seq, memory_order_acquire);
-    if (seq == *seen || seq == 0)
-      return NULL;
-    l = atomic_load_explicit(&s->active, memory_order_relaxed);
-    groups = atomic_load_explicit(&s->active_groups, memory_order_relaxed);
+    if (seq == seen || seq == 0)
+      return 0;
+    *l = atomic_load_explicit(&s->active, memory_order_relaxed);
+    *groups = atomic_load_explicit(&s->active_groups, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
   } while (atomic_load_explicit(&s->active_seq, memory_order_relaxed) != seq);
-  *seen = seq;
-  return fpar__worker_take_first(w, seq, groups) ? l : NULL;
+  return seq;
 }
 
 /* Complete l on w's thread, whose addition made its count whole. */
@@ -319,19 +316,21 @@ static int fpar__sched_help(fpar__sched *s, fpar__worker **helper,
                             uint64_t *seen, int *can_help, fpar__spin *spin,
                             uint64_t budget_ns, int (*done)(const void *arg),
                             const void *arg) {
-  uint64_t seq = atomic_load_explicit(&s->active_seq, memory_order_relaxed);
   fpar__worker *h = *helper;
   fpar__launch *l;
+  size_t groups;
+  uint64_t seq = fpar__sched_published(s, *seen, &l, &groups);
   int home;
 
-  if (seq == *seen || seq == 0 || (home = fpar__sched_stand_in(s)) < 0)
+  if (seq == 0 || (home = fpar__sched_stand_in(s)) < 0)
     return 0;
   if (h == NULL && (h = *helper = fpar__helpers_acquire(s->helpers)) == NULL) {
     *can_help = 0;
     return 0;
   }
   h->home = (unsigned)home;
-  if ((l = fpar__sched_enter(s, h, seen)) == NULL)
+  *seen = seq;
+  if (!fpar__worker_take_first(h, seq, groups))
     return 0;
   /* Each launch helped gets the whole budget to be completed in. */
   *spin = (fpar__spin)FPAR__SPIN_INIT;
@@ -431,20 +430,22 @@ static void fpar__worker_sleep(fpar__worker *w) {
 }
 
 /* Wait for a launch the worker has not looked at yet that has groups left
- * and take some (fpar__sched_enter); NULL at shutdown.  Spins for spin_us
- * after the last launch it saw, then sleeps. */
+ * and take some; NULL at shutdown.  Spins for spin_us after the last
+ * launch it saw, then sleeps. */
 static fpar__launch *fpar__worker_next_launch(fpar__worker *w) {
   fpar__sched *s = w->sched;
   fpar__spin spin = FPAR__SPIN_INIT;
   fpar__launch *l;
-  uint64_t seen;
+  size_t groups;
+  uint64_t seq;
 
   for (;;) {
-    seen = w->last_seq;
-    if ((l = fpar__sched_enter(s, w, &w->last_seq)) != NULL)
-      return l;
-    if (w->last_seq != seen)
+    if ((seq = fpar__sched_published(s, w->last_seq, &l, &groups)) != 0) {
+      w->last_seq = seq;
+      if (fpar__worker_take_first(w, seq, groups))
+        return l;
       spin = (fpar__spin)FPAR__SPIN_INIT;
+    }
     if (atomic_load_explicit(&s->shutdown, memory_order_relaxed))
       return NULL;
     if (!fpar__spin_step(&spin, fpar__sched_spin_ns(s), FPAR__IDLE_YIELD_NS)) {
