@@ -77,8 +77,6 @@ static int fpar__pool_grow(fpar__launch_pool *p) {
     atomic_init(&l->refs, 0);
     atomic_init(&l->seq, 0);
     atomic_init(&l->failed_group, FPAR__NO_FAULT);
-    l->fault_code = 0;
-    l->error[0] = '\0';
     atomic_init(&l->pool_next, i + 1 < n ? base + i + 2 : 0);
   }
   atomic_store_explicit(&p->slabs[k], slab, memory_order_relaxed);
