@@ -1144,19 +1144,23 @@ static inline const fpar__group_view *fpar__view(const fpar_item *it) {
   return v != NULL && v->abi == FPAR__GROUP_VIEW_ABI ? v : NULL;
 }
 
-/* Fill *copy with the group view of `it` and point `it` at it (phase
- * loops: no store of the kernel can touch the copy, so the compiler
- * hoists its reads out of the loop).  Without a view of this layout the
- * copy has no objects and no buffers, and leads to the group's run. */
-static inline void fpar__view_copy(fpar_item *it, fpar__group_view *copy) {
-  const fpar__group_view *v = fpar__view(it);
+/* Fill *copy with the group view of `from` and point `it` (a copy of
+ * `from`) at it (phase loops: no store of the kernel can touch the copy,
+ * so the compiler hoists its reads out of the loop).  Reading the view
+ * from the other item keeps the compiler from seeing the copy's address
+ * as a value the copy may hold, which would make it escape with any item
+ * handed out of line.  Without a view of this layout the copy has no
+ * objects and no buffers, and leads to the group's run. */
+static inline void fpar__view_copy(const fpar_item *from, fpar_item *it,
+                                   fpar__group_view *copy) {
+  const fpar__group_view *v = fpar__view(from);
 
   if (v != NULL) {
     *copy = *v;
   } else {
     __builtin_memset(copy, 0, sizeof *copy);
     copy->abi = FPAR__GROUP_VIEW_ABI;
-    copy->run = it->run;
+    copy->run = from->run;
   }
   it->run = (struct fpar__group_run *)(void *)copy;
 }
@@ -1172,24 +1176,33 @@ fpar__local_slow(fpar_item *it, int which, size_t a, size_t b) {
   return (fpar_group_local_memory_for_overwrite)(it, a, b);
 }
 
-/* fpar__local_slow() for the item `it`, through a copy made field by field
- * that points at the group's run: neither `it` nor its view escapes. */
+/* Fill *call with a copy of `it` for a call out of line, made field by
+ * field and pointing at the group's run (NULL without a view of this
+ * layout: the library finds its group without it): neither `it` nor its
+ * view (the copy of a phase loop) escapes, so the compiler keeps assuming
+ * that no call changes them. */
+static inline void fpar__item_call_copy(const fpar_item *it, fpar_item *call) {
+  unsigned d;
+
+  for (d = 0; d < 3; d++) {
+    call->local_id[d] = it->local_id[d];
+    call->origin[d] = it->origin[d];
+    call->group_id[d] = it->group_id[d];
+  }
+  call->row_linear = it->row_linear;
+  call->geometry = it->geometry;
+  call->run = fpar__view(it) != NULL ? fpar__view(it)->run : NULL;
+  call->local_calls = it->local_calls;
+  call->lanes = it->lanes;
+}
+
+/* fpar__local_slow() for the item `it`, through a copy. */
 static inline void *fpar__local_slow_copy(fpar_item *it, int which, size_t a,
                                           size_t b) {
   fpar_item call;
   void *p;
-  unsigned d;
 
-  for (d = 0; d < 3; d++) {
-    call.local_id[d] = it->local_id[d];
-    call.origin[d] = it->origin[d];
-    call.group_id[d] = it->group_id[d];
-  }
-  call.row_linear = it->row_linear;
-  call.geometry = it->geometry;
-  call.run = fpar__view(it) != NULL ? fpar__view(it)->run : it->run;
-  call.local_calls = it->local_calls;
-  call.lanes = it->lanes;
+  fpar__item_call_copy(it, &call);
   p = fpar__local_slow(&call, which, a, b);
   it->local_calls = call.local_calls;
   return p;

@@ -411,7 +411,7 @@ typedef struct fpar_phase_no_state {
     static const uniform_type fpar_uzero_ = {0};                               \
     fpar_u0_ = (has_u) ? *fpar_ug_ : fpar_uzero_;                              \
     fpar_ulast_ = fpar_u0_;                                                    \
-    fpar__view_copy(&fpar_row_, &fpar_view_);                                  \
+    fpar__view_copy(fpar_it_, &fpar_row_, &fpar_view_);                        \
     for (fpar_r_ = 0; fpar_r_ < fpar_rows_; fpar_r_++) {                       \
       size_t fpar_y_ =                                                         \
           fpar_way_ == FPAR__PHASE_DEBUG ? fpar_rows_ - 1 - fpar_r_ : fpar_r_; \
@@ -555,11 +555,11 @@ typedef struct fpar_phase_no_state {
  * work-item's state in place. */
 #define FPAR__PHASE_ITEM_OUTLINE(name, uniform_type, has_u, local_size)        \
   {                                                                            \
-    fpar_item fpar_one_ = fpar_row_;                                           \
+    fpar_item fpar_one_;                                                       \
     uniform_type fpar_u_ = fpar_u0_;                                           \
     const char *fpar_site_;                                                    \
     unsigned fpar_stop_;                                                       \
-    fpar_one_.run = fpar_it_->run;                                             \
+    fpar__item_call_copy(&fpar_row_, &fpar_one_);                              \
     if (fpar_way_ == FPAR__PHASE_UNIFORM)                                      \
       fpar_sts_[fpar_j_] = fpar_st0_;                                          \
     fpar_item_seek(&fpar_one_, (size_t)fpar_j_, 1, (local_size) != 0);         \
