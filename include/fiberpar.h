@@ -1126,7 +1126,7 @@ typedef struct fpar__local_obj {
  * first, never moves: it is FPAR__GROUP_VIEW_ABI of the library that
  * wrote the view, which changes with the layout, and code compiled
  * against another layout finds it different and calls the functions. */
-#define FPAR__GROUP_VIEW_ABI 0x56570001u
+#define FPAR__GROUP_VIEW_ABI 0x56570002u
 typedef struct fpar__group_view {
   unsigned abi; /* FPAR__GROUP_VIEW_ABI: "VW", then the layout's version */
   void *local_buffers[FPAR_MAX_LOCAL_BUFFERS]; /* the launch's buffers */
@@ -1134,6 +1134,16 @@ typedef struct fpar__group_view {
   unsigned num_objects; /* objects[0 .. num_objects - 1] exist */
   fpar__local_obj *objects;
   struct fpar__group_run *run; /* the group's run itself */
+  /* Collectives of phase kernels run as loops (FPAR_PHASE_GROUP, in
+   * <fiberpar/group.h>): each call stores its value at its local linear id
+   * in phase_slots (NULL when the group does not run as phase loops) and
+   * names the collective in *phase_op, the library's (a type of its own,
+   * so that the compiler sees no store of a kernel's own changing it);
+   * between the phases the library combines the slots, a scan in place,
+   * and a reduction's result is phase_result's first bytes. */
+  void *phase_slots;
+  uint64_t phase_result;
+  uint16_t *phase_op;
 } fpar__group_view;
 
 /* The group view of a work-item: NULL for an item the library did not
@@ -1142,6 +1152,14 @@ static inline const fpar__group_view *fpar__view(const fpar_item *it) {
   const fpar__group_view *v = (const fpar__group_view *)(const void *)it->run;
 
   return v != NULL && v->abi == FPAR__GROUP_VIEW_ABI ? v : NULL;
+}
+
+/* The view of a work-item's group when the group runs as phase loops (its
+ * collectives' slots are there), else NULL. */
+static inline const fpar__group_view *fpar__phase_view(const fpar_item *it) {
+  const fpar__group_view *v = fpar__view(it);
+
+  return v != NULL && v->phase_slots != NULL ? v : NULL;
 }
 
 /* Fill *copy with the group view of `from` and point `it` (a copy of

@@ -70,11 +70,13 @@
  * across the boundary).  Lane phase kernels write the lane forms, e.g.
  * FPAR_PHASE_GROUP(st->s, lk, scan_exclusive_add_vi32, v).  Calling the
  * collectives of this header directly in a phase kernel that runs as
- * loops fails the launch with FPAR_EINVAL.  There a collective costs two
- * library calls per work-item (deposit and result), where phases of
- * hand-written code are inlined loops: a two-barrier loop over local
- * memory can be the faster choice in a hot phase kernel (make bench
- * collectives measures both).
+ * loops fails the launch with FPAR_EINVAL.  As loops, a scalar phase
+ * kernel's FPAR_PHASE_GROUP is inline code: each call stores its value at
+ * its local linear id in slots the group's view points at (broadcast, and
+ * lane kernels' forms, call the library), so the phase's item loop has no
+ * call in it; that all calls of the phase stopped at the same collective
+ * is the phase runner's check of their stops.  As fibers the two halves
+ * are library calls.
  *
  * Scoped and hierarchical group functions have no collectives here (their
  * items are loops: reduce with a loop); called there the collectives fail
@@ -164,6 +166,14 @@ FPAR_EXTERN int fpar_group_phase_arrive(fpar_item *it, unsigned op,
 FPAR_EXTERN int fpar_group_phase_result(fpar_item *it, unsigned op, void *out);
 
 #define FPAR__GROUP_FN static inline __attribute__((always_inline))
+/* The calls FPAR_PHASE_GROUP makes where it is not inline code, out of the
+ * way of the phase's loop. */
+#define FPAR__GROUP_CALL_FN static __attribute__((noinline, cold, unused))
+
+/* Whether a collective's result is each work-item's own (a scan). */
+#define FPAR__GROUP_IS_SCAN(kind)                                              \
+  ((kind) >= FPAR_GROUP_SCAN_INCLUSIVE_ADD &&                                  \
+   (kind) <= FPAR_GROUP_SCAN_EXCLUSIVE_MAX)
 
 /* One typed operation: the collective, and the two halves
  * FPAR_PHASE_GROUP uses (fpar__group_arrive_NAME, fpar__group_result_NAME).
@@ -178,13 +188,38 @@ FPAR_EXTERN int fpar_group_phase_result(fpar_item *it, unsigned op, void *out);
     fpar_group_collective(it, FPAR_GROUP_OP(KIND, TYPE), &x, &r, PASS);        \
     return r;                                                                  \
   }                                                                            \
-  FPAR__GROUP_FN void fpar__group_arrive_##NAME(fpar_item *it, T x ARGS) {     \
-    fpar_group_phase_arrive(it, FPAR_GROUP_OP(KIND, TYPE), &x, PASS);          \
+  FPAR__GROUP_CALL_FN void fpar__group_arrive_call_##NAME(fpar_item *call,     \
+                                                          T x, size_t src) {   \
+    fpar_group_phase_arrive(call, FPAR_GROUP_OP(KIND, TYPE), &x, src);         \
   }                                                                            \
-  FPAR__GROUP_FN T fpar__group_result_##NAME(fpar_item *it) {                  \
+  FPAR__GROUP_CALL_FN T fpar__group_result_call_##NAME(fpar_item *call) {      \
     T r = 0;                                                                   \
-    fpar_group_phase_result(it, FPAR_GROUP_OP(KIND, TYPE), &r);                \
+    fpar_group_phase_result(call, FPAR_GROUP_OP(KIND, TYPE), &r);              \
     return r;                                                                  \
+  }                                                                            \
+  FPAR__GROUP_FN void fpar__group_arrive_##NAME(const fpar__group_view *v,     \
+                                                fpar_item *it, T x ARGS) {     \
+    fpar_item call;                                                            \
+    if ((KIND) != FPAR_GROUP_BROADCAST && v != NULL) {                         \
+      ((T *)v->phase_slots)[fpar_local_linear_id(it)] = x;                     \
+      *v->phase_op = (uint16_t)FPAR_GROUP_OP(KIND, TYPE);                      \
+      return;                                                                  \
+    }                                                                          \
+    fpar__item_call_copy(it, &call);                                           \
+    fpar__group_arrive_call_##NAME(&call, x, PASS);                            \
+  }                                                                            \
+  FPAR__GROUP_FN T fpar__group_result_##NAME(const fpar__group_view *v,        \
+                                             fpar_item *it) {                  \
+    fpar_item call;                                                            \
+    T r;                                                                       \
+    if ((KIND) != FPAR_GROUP_BROADCAST && v != NULL) {                         \
+      if (FPAR__GROUP_IS_SCAN(KIND))                                           \
+        return ((const T *)v->phase_slots)[fpar_local_linear_id(it)];          \
+      __builtin_memcpy(&r, &v->phase_result, sizeof r);                        \
+      return r;                                                                \
+    }                                                                          \
+    fpar__item_call_copy(it, &call);                                           \
+    return fpar__group_result_call_##NAME(&call);                              \
   }
 
 #define FPAR__GROUP_NO_ARGS
@@ -236,9 +271,9 @@ FPAR__GROUP_SCALAR_OP(int, all, FPAR_GROUP_ALL, FPAR_GROUP_I32,
 
 #define FPAR__PHASE_GROUP(n, line, dst, it, OPERATION, ...)                    \
   do {                                                                         \
-    fpar__group_arrive_##OPERATION(it, __VA_ARGS__);                           \
+    fpar__group_arrive_##OPERATION(fpar_pv_, it, __VA_ARGS__);                 \
     FPAR__PHASE_STOP(n, line);                                                 \
-    (dst) = fpar__group_result_##OPERATION(it);                                \
+    (dst) = fpar__group_result_##OPERATION(fpar_pv_, it);                      \
   } while (0)
 
 #ifdef __cplusplus

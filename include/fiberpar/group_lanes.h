@@ -45,13 +45,16 @@ extern "C" {
                           PASS);                                               \
     return r;                                                                  \
   }                                                                            \
-  FPAR__GROUP_FN void fpar__group_arrive_##NAME(const fpar_lanes *lk,          \
-                                                V v ARGS) {                    \
+  FPAR__GROUP_FN void fpar__group_arrive_##NAME(                               \
+      const fpar__group_view *pv, const fpar_lanes *lk, V v ARGS) {            \
+    (void)pv;                                                                  \
     fpar_group_phase_arrive(lk->it, FPAR__GROUP_LANE_OP(KIND, TYPE), &v,       \
                             PASS);                                             \
   }                                                                            \
-  FPAR__GROUP_FN R fpar__group_result_##NAME(const fpar_lanes *lk) {           \
+  FPAR__GROUP_FN R fpar__group_result_##NAME(const fpar__group_view *pv,       \
+                                             const fpar_lanes *lk) {           \
     R r = FPAR__VZERO(R);                                                      \
+    (void)pv;                                                                  \
     fpar_group_phase_result(lk->it, FPAR__GROUP_LANE_OP(KIND, TYPE), &r);      \
     return r;                                                                  \
   }

@@ -283,7 +283,7 @@ typedef struct fpar_phase_no_state {
   FPAR__ALWAYS_INLINE unsigned name##_fpar_call_(                              \
       fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,                   \
       state_type *fpar_st_, uniform_type *fpar_u_, unsigned fpar_resume_,      \
-      const char **fpar_site_){call(                                           \
+      const char **fpar_site_, const fpar__group_view *fpar_pv_){call(         \
       name,                                                                    \
       local_type)} FPAR__PHASE_RUNNERS(name, state_type, uniform_type, has_u,  \
                                        FPAR__PHASE_U_OFFSET(local_size,        \
@@ -313,7 +313,9 @@ typedef struct fpar_phase_no_state {
 
 /* The body: returns where the work-item stopped (see fpar_phase_rows_fn);
  * fpar_resume_ is the index of the barrier to resume after, 0 at the
- * start; *fpar_site_ receives the barrier's "file:line". */
+ * start; *fpar_site_ receives the barrier's "file:line"; fpar_pv_ is the
+ * view of a group run as phase loops, where FPAR_PHASE_GROUP stores and
+ * reads inline (<fiberpar/group.h>), or NULL. */
 #define FPAR__PHASE_BODY(name, item_type, it, args, state_type, st,            \
                          uniform_type, u, local_type, lm)                      \
   FPAR__ALWAYS_INLINE unsigned name##_fpar_body_(                              \
@@ -322,16 +324,19 @@ typedef struct fpar_phase_no_state {
       state_type *__restrict st FPAR__UNUSED,                                  \
       uniform_type *__restrict u FPAR__UNUSED,                                 \
       unsigned fpar_resume_ FPAR__UNUSED,                                      \
-      const char **fpar_site_ FPAR__UNUSED)
+      const char **fpar_site_ FPAR__UNUSED,                                    \
+      const fpar__group_view *fpar_pv_ FPAR__UNUSED)
 
 #define FPAR__PHASE_ITEM_CALL(name, local_type)                                \
   return name##_fpar_body_(fpar_it_, fpar_args_, (local_type *)fpar_lm_,       \
-                           fpar_st_, fpar_u_, fpar_resume_, fpar_site_);
+                           fpar_st_, fpar_u_, fpar_resume_, fpar_site_,        \
+                           fpar_pv_);
 #define FPAR__PHASE_LANES_CALL(name, local_type)                               \
   fpar_lanes fpar_lk_;                                                         \
   fpar_lanes_init(&fpar_lk_, fpar_it_);                                        \
   return name##_fpar_body_(&fpar_lk_, fpar_args_, (local_type *)fpar_lm_,      \
-                           fpar_st_, fpar_u_, fpar_resume_, fpar_site_);
+                           fpar_st_, fpar_u_, fpar_resume_, fpar_site_,        \
+                           fpar_pv_);
 
 /* n: one expansion of __COUNTER__, used for the barrier's index (n less
  * the kernel's base) and to name a label.  The label marks the path into
@@ -386,9 +391,9 @@ typedef struct fpar_phase_no_state {
   static __attribute__((noinline)) unsigned name##_fpar_outline_(              \
       fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,                   \
       state_type *fpar_st_, uniform_type *fpar_u_, unsigned fpar_resume_,      \
-      const char **fpar_site_) {                                               \
+      const char **fpar_site_, const fpar__group_view *fpar_pv_) {             \
     return name##_fpar_call_(fpar_it_, fpar_args_, fpar_lm_, fpar_st_,         \
-                             fpar_u_, fpar_resume_, fpar_site_);               \
+                             fpar_u_, fpar_resume_, fpar_site_, fpar_pv_);     \
   }                                                                            \
   FPAR__ALWAYS_INLINE unsigned name##_fpar_group_(                             \
       const fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,             \
@@ -432,7 +437,7 @@ typedef struct fpar_phase_no_state {
           fpar_phase_poison_stack();                                           \
           FPAR__PHASE_RECORD(name##_fpar_outline_(                             \
               &fpar_row_, fpar_args_, fpar_lm_, &fpar_sts_[fpar_j_], &fpar_u_, \
-              fpar_resume_, &fpar_site_))                                      \
+              fpar_resume_, &fpar_site_, fpar__phase_view(fpar_it_)))          \
           if ((has_u) && fpar_stp_[fpar_j_] != 0)                              \
             FPAR__PHASE_CHECK_UNIFORM(fpar_row_.row_linear + fpar_x_)          \
         }                                                                      \
@@ -464,15 +469,6 @@ typedef struct fpar_phase_no_state {
       *fpar_ug_ = fpar_ulast_;                                                 \
     return fpar_or_ ^ fpar_and_;                                               \
   }                                                                            \
-  static FPAR__PHASE_OPTIMIZE unsigned name##_fpar_rows_(                      \
-      const fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,             \
-      void *fpar_states_, unsigned *fpar_stops_, unsigned fpar_resume_,        \
-      int fpar_uniform_, int fpar_by_value_) {                                 \
-    if (fpar_by_value_) {                                                      \
-      FPAR__PHASE_DISPATCH(name, step, 1)                                      \
-    }                                                                          \
-    FPAR__PHASE_DISPATCH(name, step, 0)                                        \
-  }                                                                            \
   static unsigned name##_fpar_debug_rows_(                                     \
       const fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,             \
       void *fpar_states_, unsigned *fpar_stops_, unsigned fpar_resume_,        \
@@ -481,6 +477,22 @@ typedef struct fpar_phase_no_state {
     return name##_fpar_group_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,    \
                               fpar_stops_, fpar_resume_, FPAR__PHASE_DEBUG,    \
                               0);                                              \
+  }                                                                            \
+  static FPAR__PHASE_OPTIMIZE unsigned name##_fpar_rows_(                      \
+      const fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,             \
+      void *fpar_states_, unsigned *fpar_stops_, unsigned fpar_resume_,        \
+      int fpar_uniform_, int fpar_by_value_) {                                 \
+    /* The loops' calls store collectives' values in the group's view: a       \
+     * library of another view (this kernel compiled with another header)      \
+     * runs each call out of line, whose collectives call the library. */      \
+    if (__builtin_expect(fpar__phase_view(fpar_it_) == NULL, 0))               \
+      return name##_fpar_debug_rows_(fpar_it_, fpar_args_, fpar_lm_,           \
+                                     fpar_states_, fpar_stops_, fpar_resume_,  \
+                                     fpar_uniform_, fpar_by_value_);           \
+    if (fpar_by_value_) {                                                      \
+      FPAR__PHASE_DISPATCH(name, step, 1)                                      \
+    }                                                                          \
+    FPAR__PHASE_DISPATCH(name, step, 0)                                        \
   }                                                                            \
   FPAR__PHASE_RUNNERS_WARN_POP                                                 \
   static void name##_fpar_fibers_(fpar_item *fpar_it_, void *fpar_args_) {     \
@@ -497,7 +509,7 @@ typedef struct fpar_phase_no_state {
               : NULL;                                                          \
       fpar_stop_ =                                                             \
           name##_fpar_call_(fpar_it_, fpar_args_, fpar_lm_, &fpar_st_,         \
-                            &fpar_u_, fpar_stop_ & 0xffu, &fpar_site_);        \
+                            &fpar_u_, fpar_stop_ & 0xffu, &fpar_site_, NULL);  \
       if (fpar_stop_ == 0)                                                     \
         break;                                                                 \
       fpar_barrier_at(fpar_it_, fpar_site_);                                   \
@@ -540,8 +552,9 @@ typedef struct fpar_phase_no_state {
     unsigned fpar_stop_;                                                       \
     fpar_item_seek(&fpar_row_, fpar_x_, lanes_at(fpar_x_, fpar_lr_[0]),        \
                    (local_size) != 0);                                         \
-    fpar_stop_ = name##_fpar_call_(&fpar_row_, fpar_a_, fpar_lm_, fpar_stj_,   \
-                                   &fpar_u_, fpar_resume_, &fpar_site_);       \
+    fpar_stop_ =                                                               \
+        name##_fpar_call_(&fpar_row_, fpar_a_, fpar_lm_, fpar_stj_, &fpar_u_,  \
+                          fpar_resume_, &fpar_site_, &fpar_view_);             \
     if (fpar_way_ == FPAR__PHASE_UNIFORM)                                      \
       fpar_sts_[fpar_j_] = fpar_st_;                                           \
     if (has_u)                                                                 \
@@ -563,9 +576,9 @@ typedef struct fpar_phase_no_state {
     if (fpar_way_ == FPAR__PHASE_UNIFORM)                                      \
       fpar_sts_[fpar_j_] = fpar_st0_;                                          \
     fpar_item_seek(&fpar_one_, (size_t)fpar_j_, 1, (local_size) != 0);         \
-    fpar_stop_ = name##_fpar_outline_(&fpar_one_, fpar_args_, fpar_lm_,        \
-                                      &fpar_sts_[fpar_j_], &fpar_u_,           \
-                                      fpar_resume_, &fpar_site_);              \
+    fpar_stop_ = name##_fpar_outline_(                                         \
+        &fpar_one_, fpar_args_, fpar_lm_, &fpar_sts_[fpar_j_], &fpar_u_,       \
+        fpar_resume_, &fpar_site_, fpar__phase_view(fpar_it_));                \
     if (has_u)                                                                 \
       fpar_ulast_ = fpar_u_;                                                   \
     FPAR__PHASE_RECORD(fpar_stop_)                                             \

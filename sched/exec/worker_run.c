@@ -128,6 +128,7 @@ static void fpar__worker_enter(fpar__worker *w, fpar__launch *l) {
    * whose reads of the group's state are the runtime's. */
   w->run.view.abi = fpar__tsan_enabled() ? 0 : FPAR__GROUP_VIEW_ABI;
   w->run.view.run = &w->run;
+  w->run.view.phase_op = &w->run.phase_op;
   w->run.view.num_local_buffers = l->spec.num_local_buffers;
   for (k = 0; k < l->spec.num_local_buffers; k++)
     w->run.view.local_buffers[k] =

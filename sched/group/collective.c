@@ -35,13 +35,6 @@
 
 /* ---- Arriving and reading ----------------------------------------------- */
 
-/* Free the slots (the worker's end). */
-static void fpar__collective_free(void *state) {
-  fpar__collective *c = state;
-
-  free(c->slots);
-}
-
 static __attribute__((noinline, cold)) int fpar__collective_outside(void) {
   return fpar__set_error(FPAR_ENOTKERNEL,
                          "a work-group collective was called on a thread "
@@ -121,16 +114,7 @@ fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
                       "work-item %zu broadcasts from local id %zu, beyond its "
                       "group of %zu work-items (%s)",
                       lid, src, n, fpar__collective_name(op));
-  if (c->slot_bytes < n * 8) {
-    free(c->slots);
-    c->slot_bytes = 0;
-    fpar__worker_slot_owns(w, FPAR__SLOT_COLLECTIVE, fpar__collective_free);
-    if ((c->slots = aligned_alloc(64, (n * 8 + 63) / 64 * 64)) == NULL)
-      fpar__group_abort(w, FPAR_ENOMEM,
-                        "no memory for the collective slots of %zu work-items",
-                        n);
-    c->slot_bytes = n * 8;
-  }
+  fpar__collective_reserve(w, n);
   c->op = op;
   c->site = fpar__collective_name(op);
   c->src = kind == FPAR_GROUP_BROADCAST ? src : 0;

@@ -4,11 +4,36 @@
  * in local linear id order (collective.c has the rest). */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "sched/group/abort.h"
 #include "sched/group/collective_combine.h"
 #include "sched/group/message.h"
 #include "sched/group/value.h"
+
+/* ---- The slots ----------------------------------------------------------- */
+
+/* Free the slots (the worker's end). */
+static void fpar__collective_free(void *state) {
+  fpar__collective *c = state;
+
+  free(c->slots);
+}
+
+void fpar__collective_grow(fpar__worker *w, size_t n) {
+  fpar__collective *c = fpar__collective_of(w);
+
+  free(c->slots);
+  c->slots = NULL;
+  c->slot_bytes = 0;
+  fpar__worker_slot_owns(w, FPAR__SLOT_COLLECTIVE, fpar__collective_free);
+  if ((c->slots = aligned_alloc(64, (n * 8 + 63) / 64 * 64)) == NULL)
+    fpar__group_abort(w, FPAR_ENOMEM,
+                      "no memory for the collective slots of %zu work-items",
+                      n);
+  c->slot_bytes = n * 8;
+}
 
 /* The rendezvous sites: the function each collective is, for scalar and
  * lane kernels.  A site is a collective's when it points into this

@@ -79,6 +79,39 @@ static inline void fpar__collective_combine(fpar__worker *w,
     fpar__collective_run(w, it);
 }
 
+/* The same between two phases of a group run as phase loops, whose calls
+ * deposit inline and name their collective in the group's view: it
+ * becomes the pending one, and a reduction's result goes to the view,
+ * where the next phase's calls read it (<fiberpar/group.h>). */
+static inline void fpar__collective_combine_phase(fpar__worker *w,
+                                                  const fpar_item *it) {
+  fpar__collective *c = fpar__collective_of(w);
+
+  if (w->run.phase_op != 0) {
+    c->op = w->run.phase_op;
+    c->src = 0;
+    w->run.phase_op = 0;
+  }
+  if (__builtin_expect(c->op != 0, 0)) {
+    fpar__collective_run(w, it);
+    w->run.view.phase_result = c->result;
+  }
+}
+
+/* Make room in the slots for the values of n work-items (8 bytes each), or
+ * end the group (FPAR_ENOMEM). */
+void fpar__collective_grow(fpar__worker *w, size_t n);
+
+/* The slots, with room for n work-items. */
+static inline unsigned char *fpar__collective_reserve(fpar__worker *w,
+                                                      size_t n) {
+  fpar__collective *c = fpar__collective_of(w);
+
+  if (__builtin_expect(c->slot_bytes < n * 8, 0))
+    fpar__collective_grow(w, n);
+  return c->slots;
+}
+
 /* Whether a rendezvous site is a collective's (the name of its function). */
 int fpar__site_is_collective(const char *site);
 

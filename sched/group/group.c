@@ -375,6 +375,8 @@ void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
     g->size = fpar__group_calls(g->geo->local_range, l->spec.lanes);
   g->fibers = FPAR__LOOP;
   g->view.num_objects = 0;
+  g->view.phase_slots = NULL;
+  g->phase_op = 0;
   g->serial++;
   fpar__collective_of(w)->op = 0;
   fpar__item_begin(it, w);

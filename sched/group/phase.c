@@ -166,10 +166,12 @@ void fpar__phase_run_group(fpar__worker *w, size_t linear) {
     local =
         fpar_group_local_memory(&it, l->spec.local_size, l->spec.local_align);
   /* A phase that ends at a collective (FPAR_PHASE_GROUP) leaves its
-   * values to combine before the next phase reads the results. */
+   * values to combine before the next phase reads the results; the calls
+   * store them in the slots themselves. */
+  w->run.view.phase_slots = fpar__collective_reserve(w, fpar__group_items(&it));
   for (;;) {
     stop = fpar__phase_step(w, &it, local, m, stop & 0xffu);
-    fpar__collective_combine(w, &it);
+    fpar__collective_combine_phase(w, &it);
     if (stop == 0)
       break;
     w->run.barriers++;

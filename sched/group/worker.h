@@ -68,6 +68,7 @@ typedef struct fpar__group_run {
   unsigned barriers; /* rendezvous passed since the trace's group began */
   size_t serial;     /* groups begun on the worker: a feature that keeps
                         records per group tells a new group by it */
+  uint16_t phase_op; /* *view.phase_op: a phase's collective, or 0 */
 } fpar__group_run;
 _Static_assert(offsetof(fpar__group_run, view) == 0,
                "inline code finds the group view at it->run (<fiberpar.h>)");
