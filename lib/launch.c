@@ -117,6 +117,7 @@ static int fpar__launch_subgroup(fpar__launch_spec *l,
   l->geo.sub_group_size = s;
   l->subgroup_ops = l->model == FPAR__ND_RANGE && l->lanes == 1 &&
                     (d->def == NULL || d->def->phase_rows == NULL);
+  l->subgroup_mask = l->subgroup_ops && s > 1 && (s & (s - 1)) == 0 ? s - 1 : 0;
   return 0;
 }
 

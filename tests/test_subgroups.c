@@ -12,7 +12,8 @@
 #define THREADS 2
 
 /* The shapes: local ranges with sub-group sizes that leave partial last
- * sub-groups, 3-D ones, sub-groups of 1 and of the maximum. */
+ * sub-groups, 3-D ones, sub-groups of 1, of the maximum and of sizes that
+ * are not powers of two. */
 static const struct {
   size_t local[3], groups[3];
   unsigned dims, sg;
@@ -20,6 +21,7 @@ static const struct {
     {{100, 1, 1}, {3, 1, 1}, 1, 16}, {{7, 3, 2}, {2, 2, 1}, 3, 4},
     {{64, 1, 1}, {2, 1, 1}, 1, 64},  {{5, 4, 1}, {3, 2, 1}, 2, 1},
     {{33, 2, 1}, {2, 1, 2}, 3, 8},   {{130, 1, 1}, {2, 1, 1}, 1, 64},
+    {{50, 2, 1}, {2, 1, 1}, 2, 6},
 };
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 

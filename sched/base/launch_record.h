@@ -67,8 +67,11 @@ typedef struct fpar__launch_spec {
   size_t local_size, local_align; /* FPAR__PHASE: the group's local struct */
   const char *phase_file;         /* FPAR__PHASE: file of the barriers */
   int phase_debug;                /* FPAR__PHASE: poison the states */
-  int subgroup_ops; /* an nd_range kernel of one work-item per call, not
-                       a phase kernel: it may use sub-group operations */
+  int subgroup_ops;     /* an nd_range kernel of one work-item per call, not
+                           a phase kernel: it may use sub-group operations */
+  size_t subgroup_mask; /* with subgroup_ops and a sub-group size S that is
+                           a power of two above 1, S - 1 (the operations'
+                           fast path); else 0 */
   void *args;
   fpar_nd_geometry geo;
   size_t group_size; /* work-items per group */

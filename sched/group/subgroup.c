@@ -6,8 +6,9 @@
  * those fibers alone, nested in the group's: the first member records the
  * operation, puts FPAR__SITE_SUBGROUP in the group's rendezvous value and
  * switches to the next member; each member stores its value and switches
- * on; the last one computes every member's result, puts the group's value
- * back and resumes the first member.  The members then run on in order to
+ * on; the last one combines the values of a reduction or a ballot, puts
+ * the group's value back and resumes the first member; each member then
+ * reads its result from the values.  The members then run on in order to
  * their next rendezvous, as they would after a barrier, and the fiber
  * after the sub-group is still the next to arrive at the group's: the
  * barrier's invariant (the running fiber's index is the number of fibers
@@ -53,8 +54,8 @@ FPAR__SG_REDUCE(int32_t, i32)
 FPAR__SG_REDUCE(uint32_t, u32)
 
 /* The reduction `kind` of in[0..n-1] of `type`. */
-static uint64_t fpar__sg_reduce(unsigned kind, unsigned type,
-                                const uint64_t *in, size_t n) {
+static inline __attribute__((always_inline)) uint64_t
+fpar__sg_reduce(unsigned kind, unsigned type, const uint64_t *in, size_t n) {
   switch (type) {
   case FPAR__SG_FLOAT:
     return fpar__sg_reduce_f32(kind, in, n);
@@ -67,43 +68,43 @@ static uint64_t fpar__sg_reduce(unsigned kind, unsigned type,
   }
 }
 
-/* Every member's result of the operation over n members. */
-static void fpar__sg_compute(unsigned kind, unsigned type, uint64_t u,
-                             const uint64_t *in, const uint64_t *arg,
-                             uint64_t *out, size_t n) {
+/* The last of n members has stored its value: the result all members
+ * share, for the operations that have one (the shuffles and the broadcast
+ * read each other's values). */
+static inline __attribute__((always_inline)) void
+fpar__sg_combine(fpar__subgroup_values *v, unsigned kind, unsigned type,
+                 size_t n) {
   uint64_t all = 0;
   size_t k;
 
+  if (kind == FPAR__SG_BALLOT) {
+    for (k = 0; k < n; k++)
+      all |= (uint64_t)(v->in[k] != 0) << k;
+    v->all = all;
+  } else if (kind >= FPAR__SG_ADD) {
+    v->all = fpar__sg_reduce(kind, type, v->in, n);
+  }
+}
+
+/* The result of member j of n, whose value was own and argument a. */
+static inline __attribute__((always_inline)) uint64_t
+fpar__sg_result(const fpar__subgroup_values *v, unsigned kind, size_t j,
+                size_t n, uint64_t own, uint64_t a) {
+  const uint64_t *in = v->in;
+
   switch (kind) {
   case FPAR__SG_SHUFFLE:
-    for (k = 0; k < n; k++)
-      out[k] = in[arg[k]];
-    return;
-  case FPAR__SG_XOR:
-    for (k = 0; k < n; k++)
-      out[k] = (k ^ u) < n ? in[k ^ u] : in[k];
-    return;
-  case FPAR__SG_UP:
-    for (k = 0; k < n; k++)
-      out[k] = k >= u ? in[k - u] : in[k];
-    return;
-  case FPAR__SG_DOWN:
-    for (k = 0; k < n; k++)
-      out[k] = k + u < n ? in[k + u] : in[k];
-    return;
   case FPAR__SG_BROADCAST:
-    all = in[u];
-    break;
-  case FPAR__SG_BALLOT:
-    for (k = 0; k < n; k++)
-      all |= (uint64_t)(in[k] != 0) << k;
-    break;
+    return in[a];
+  case FPAR__SG_XOR:
+    return (j ^ a) < n ? in[j ^ a] : own;
+  case FPAR__SG_UP:
+    return j >= a ? in[j - a] : own;
+  case FPAR__SG_DOWN:
+    return j + a < n ? in[j + a] : own;
   default:
-    all = fpar__sg_reduce(kind, type, in, n);
-    break;
+    return v->all;
   }
-  for (k = 0; k < n; k++)
-    out[k] = all;
 }
 
 /* Free the values (the worker's end). */
@@ -116,23 +117,21 @@ static void fpar__sg_free(void *state) {
 static __attribute__((noinline, cold)) void fpar__sg_alloc(fpar__worker *w) {
   fpar__subgroup_run *sg = fpar__subgroup_of(w);
 
-  if ((sg->v = malloc(sizeof *sg->v)) == NULL)
+  if ((sg->v = malloc(2 * sizeof *sg->v)) == NULL)
     fpar__group_abort(w, FPAR_ENOMEM,
                       "no memory for the values of sub-group operations");
   fpar__worker_slot_owns(w, FPAR__SLOT_SUBGROUP, fpar__sg_free);
 }
 
-/* The last member, fiber f, has arrived: every member's result, the
- * group's rendezvous value back, and the first member resumed. */
-static __attribute__((noinline)) void fpar__sg_last(fpar__worker *w, size_t f,
-                                                    size_t n) {
+/* The last member, fiber f of a sub-group of n, has stored its value
+ * and the shared result: the group's rendezvous value back, and the
+ * first member resumed. */
+static inline __attribute__((always_inline)) void
+fpar__sg_resume_first(fpar__worker *w, size_t f, size_t n) {
   fpar__group_run *g = &w->run;
-  fpar__subgroup_run *sg = fpar__subgroup_of(w);
   size_t first = f + 1 - n;
 
-  fpar__sg_compute(sg->kind, sg->type, sg->uniform, sg->v->in, sg->v->arg,
-                   sg->v->out, n);
-  g->site = sg->group_site;
+  g->site = fpar__subgroup_of(w)->group_site;
   g->cur = first;
   if (g->fibers == FPAR__FIBERS_COPIED && first != 0)
     fpar__group_switch(w, &g->ctx[f], fpar__fiber_slot(g, f),
@@ -157,6 +156,7 @@ static inline void fpar__sg_record(fpar__worker *w, const fpar_item *it,
   sg->kind = kind;
   sg->type = type;
   sg->uniform = a;
+  sg->parity ^= 1;
 }
 
 /* Whether member j > 0 arrives at the operation the first member
@@ -179,6 +179,7 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
   fpar__worker *w = fpar__self;
   fpar__group_run *g;
   fpar__subgroup_run *sg;
+  fpar__subgroup_values *o;
   size_t s, j, n, f;
 
   if (__builtin_expect(w == NULL, 0))
@@ -192,11 +193,8 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
   if ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) && a >= n)
     fpar__sg_bad_lane(w, fpar_local_linear_id(it), a,
                       fpar__subgroup_name(kind, type), n);
-  if (n == 1) {
-    uint64_t out;
-    fpar__sg_compute(kind, type, a, &v, &a, &out, 1);
-    return out;
-  }
+  if (n == 1) /* every operation of one value is that value */
+    return kind == FPAR__SG_BALLOT ? v != 0 : v;
   g = &w->run;
   sg = fpar__subgroup_of(w);
   if (__builtin_expect(g->fibers == FPAR__LOOP, 0)) {
@@ -215,57 +213,64 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
                           fpar__subgroup_name(kind, type));
   if (__builtin_expect(sg->v == NULL, 0))
     fpar__sg_alloc(w);
-  sg->v->in[j] = v;
-  sg->v->arg[j] = a;
+  o = &sg->v[sg->parity];
+  o->in[j] = v;
   fpar__race_sg_arrive(w, f - j);
-  if (j + 1 < n)
+  if (j + 1 < n) {
     fpar__group_pass_on(w, &g->ctx[f]);
-  else
-    fpar__sg_last(w, f, n);
+  } else {
+    fpar__sg_combine(o, kind, type, n);
+    fpar__sg_resume_first(w, f, n);
+  }
   fpar__race_sg_depart(w, f - j);
-  return sg->v->out[j];
+  return fpar__sg_result(o, kind, j, n, v, a);
 }
 
-/* The operation, inlined into each public function so that kind and type
- * are constants.  The steady state (a member but the last, on fibers with
- * stacks of their own, at the operation recorded) stores and switches
- * without any other call, like the barrier's: a call on the way would
- * make every member save and restore callee-saved registers on top of
- * the switch's own saving.  Its member index crosses the switch in this
- * frame.  Everything else, and every fault, is fpar__sg_op_slow. */
+/* The operation, inlined into each public function so that kind and
+ * type are constants.  The steady state (fibers with stacks of their own,
+ * sub-groups of a power of two, this one of more than one, every member
+ * at the operation the first recorded) stores its value and switches
+ * without any other call, like the barrier's; so does the last member,
+ * after it combines the values of an operation with one result for all.
+ * Everything else, and every fault, is fpar__sg_op_slow. */
 static inline __attribute__((always_inline)) uint64_t
 fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
             uint64_t a) {
   fpar__worker *w = fpar__self;
-  size_t s, n, j;
+  fpar__subgroup_run *sg;
+  fpar__subgroup_values *o;
+  size_t mask, n, j;
   FPAR__RACE_SCOPE(w);
 
   /* Under racecheck every member takes the slow path, which tells TSan. */
   if (__builtin_expect(fpar__tsan_enabled() || w == NULL || w->launch == NULL ||
-                           !w->launch->spec.subgroup_ops ||
+                           (mask = w->launch->spec.subgroup_mask) == 0 ||
                            w->run.fibers != FPAR__FIBERS_OWN ||
                            fpar__subgroup_of(w)->v == NULL,
                        0))
     return fpar__sg_op_slow(it, kind, type, v, a);
-  s = it->geometry->sub_group_size;
-  j = it->local_id[0] % s;
+  j = it->local_id[0] & mask;
   n = it->geometry->local_range[0] - (it->local_id[0] - j);
-  n = n < s ? n : s;
+  n = n <= mask ? n : mask + 1;
   if (__builtin_expect(
-          j + 1 >= n ||
+          n == 1 ||
               ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) &&
                a >= n) ||
               (j != 0 && !fpar__sg_matches(w, kind, type, a)),
           0))
     return fpar__sg_op_slow(it, kind, type, v, a);
+  sg = fpar__subgroup_of(w);
   if (j == 0)
     fpar__sg_record(w, it, kind, type, a);
-  fpar__subgroup_of(w)->v->in[j] = v;
-  fpar__subgroup_of(w)->v->arg[j] = a;
-  __asm__ volatile("" : "+m"(j));
-  fpar__group_pass_on_own(w, &w->run.ctx[w->run.cur]);
-  __asm__ volatile("" : "+m"(j));
-  return fpar__subgroup_of(fpar__self)->v->out[j];
+  o = &sg->v[sg->parity];
+  o->in[j] = v;
+  if (j + 1 < n) {
+    fpar__group_pass_on_own(w, &w->run.ctx[w->run.cur]);
+  } else {
+    fpar__sg_combine(o, kind, type, n);
+    fpar__sg_resume_first(w, w->run.cur, n);
+  }
+  return fpar__sg_result(o, kind, j, n, v, a);
 }
 
 /* ---- The public operations ------------------------------------------------

@@ -14,24 +14,27 @@
 #include "fiberpar.h"
 #include "sched/group/worker.h"
 
-/* The members' values and results. */
+/* The members' values of an operation, and the result they share. */
 typedef struct fpar__subgroup_values {
+  uint64_t all;
   uint64_t in[FPAR_MAX_SUB_GROUP_SIZE];
-  uint64_t arg[FPAR_MAX_SUB_GROUP_SIZE];
-  uint64_t out[FPAR_MAX_SUB_GROUP_SIZE];
 } fpar__subgroup_values;
 
-/* The operation the running sub-group meets at.  The values of member k
- * (its sub-group local id) are in[k] and arg[k]; the last arrival writes
- * every member's result to out[k], which each member reads when resumed,
- * before it can arrive anywhere else. */
+/* The operation the running sub-group meets at.  The value of member k
+ * (its sub-group local id) is v[parity].in[k]; the last arrival stores the
+ * result of a reduction or a ballot in v[parity].all; each member, when
+ * resumed, reads its own result from there before it can arrive anywhere
+ * else.  The next operation, which the first member may start before the
+ * others have read, uses the other parity; the one after it cannot start
+ * before every member has arrived at the next, so has read. */
 typedef struct fpar__subgroup_run {
   const char *group_site;   /* fpar__group_run.site, put back at the end */
   size_t first_item;        /* local linear id of the first member */
   unsigned kind, type;      /* the operation */
   uint64_t uniform;         /* the first member's uniform argument */
-  fpar__subgroup_values *v; /* allocated at the worker's first operation,
-                               so that idle workers do not hold it */
+  unsigned parity;          /* which values the operation uses */
+  fpar__subgroup_values *v; /* v[0] and v[1], allocated at the worker's first
+                               operation, so that idle workers do not hold it */
 } fpar__subgroup_run;
 _Static_assert(sizeof(fpar__subgroup_run) <= FPAR__SLOT_BYTES,
                "the sub-group state fits its slot");
