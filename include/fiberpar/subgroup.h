@@ -28,10 +28,11 @@
  * arguments documented as "the same in every work-item" must agree), in
  * the same order, as on a GPU.  The fibers of a sub-group run one after
  * another on the group's worker: each arrival switches to the next member
- * and the last one computes every result and resumes the first, so an
+ * and the last one combines the values and resumes the first, so an
  * operation costs one fiber switch per work-item (a barrier's price, paid
- * by the sub-group alone: other sub-groups do not take part).  A sub-group
- * of one work-item needs no switch.
+ * by the sub-group alone: other sub-groups do not take part).  Sizes S
+ * that are powers of two take the fast path; others a slower one.  A
+ * sub-group of one work-item needs no switch.
  *
  * Naming, as the work-group collectives': fpar_sub_group_<operation>_<type>
  * (it, x) with type f32 (float), f64 (double), i32 (int32_t) or u32
