@@ -19,6 +19,17 @@
  * on Zen 3, half the price of a whole barrier.  A context saved by one
  * routine must be resumed by the same one.
  *
+ * How a switch returns: the processor predicts a `ret` from the call that
+ * entered the routine, which is right only when the context being resumed
+ * stopped at that same call (a loop of barriers), and wrong each time a
+ * fiber stopped at a barrier resumes one stopped at its exit or at a
+ * sub-group operation, two to three times in the life of every work-item.
+ * So a switch returns with `ret` when the two return addresses are equal,
+ * and otherwise pops the address and jumps to it: that jump is predicted
+ * from the branch history instead, and the return prediction left behind
+ * by the call costs less than the mispredicted return did (measured:
+ * docs/performance.md, "The life of a fiber work-item").
+ *
  * Saved frame, from the handle upwards:
  *   0: MXCSR (low 32 bits), x87 CW (high 32 bits)
  *   8: r15   16: r14   24: r13   32: r12   40: rbx   48: rbp   56: return
@@ -58,10 +69,12 @@
         .cfi_adjust_cfa_offset 8
         .endm
 
-/* Pop a saved frame and return into its context.  The unwind rules of
- * the saved frame hold again after the `ret` (code placed after the
- * macro, such as .Lreload_fpu, still runs with the frame pushed). */
-        .macro RESTORE_CALLEE_SAVED_AND_RETURN
+/* Pop a saved frame and return into its context: with `ret` when its
+ * return address equals \entry_ret (the one the switch was called from),
+ * else by a jump (see above).  The unwind rules of the saved frame hold
+ * again after the `ret` (code placed after the macro, such as
+ * .Lreload_fpu, still runs with the frame pushed). */
+        .macro RESTORE_CALLEE_SAVED_AND_RETURN entry_ret
         .cfi_remember_state
         addq    $8, %rsp
         .cfi_adjust_cfa_offset -8
@@ -83,7 +96,14 @@
         popq    %rbp
         .cfi_adjust_cfa_offset -8
         .cfi_restore rbp
+        cmpq    (%rsp), \entry_ret
+        jne     .Ljump\@
         ret
+.Ljump\@:
+        popq    %rcx
+        .cfi_adjust_cfa_offset -8
+        .cfi_register rip, rcx
+        jmp     *%rcx
         .cfi_restore_state
         .endm
 
@@ -93,6 +113,7 @@
         .p2align 4
 fpar__ctx_switch:
         .cfi_startproc
+        movq    (%rsp), %r11
         SAVE_CALLEE_SAVED
         stmxcsr (%rsp)
         fnstcw  4(%rsp)
@@ -108,7 +129,7 @@ fpar__ctx_switch:
         cmpw    4(%rsp), %cx
         jne     .Lreload_fpu
 .Lresume:
-        RESTORE_CALLEE_SAVED_AND_RETURN
+        RESTORE_CALLEE_SAVED_AND_RETURN %r11
 .Lreload_fpu:
         ldmxcsr (%rsp)
         fldcw   4(%rsp)
@@ -122,10 +143,11 @@ fpar__ctx_switch:
         .p2align 4
 fpar__ctx_switch_shared_fpenv:
         .cfi_startproc
+        movq    (%rsp), %r11
         SAVE_CALLEE_SAVED
         movq    %rsp, (%rdi)
         movq    %rsi, %rsp
-        RESTORE_CALLEE_SAVED_AND_RETURN
+        RESTORE_CALLEE_SAVED_AND_RETURN %r11
         .cfi_endproc
         .size   fpar__ctx_switch_shared_fpenv, .-fpar__ctx_switch_shared_fpenv
 
