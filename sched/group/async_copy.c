@@ -90,32 +90,49 @@ static void fpar__async_grow(fpar__worker *w, void **p, size_t *cap, size_t n,
   *cap = c;
 }
 
-/* The worker of a call of fn, or NULL (FPAR_ENOTKERNEL set) on a thread
- * that runs no kernel; scoped and hierarchical groups fail. */
-static fpar__worker *fpar__async_worker(const char *fn) {
-  fpar__worker *w = fpar__self;
-  fpar__async_run *a;
-  size_t n;
+/* The running group's first copy or wait call: its counts of calls made
+ * start at 0. */
+static __attribute__((noinline, cold)) void
+fpar__async_group_start(fpar__worker *w, fpar__async_run *a) {
+  size_t n = 2 * w->launch->spec.group_size;
 
+  fpar__async_grow(w, (void **)&a->calls, &a->cap_calls, n, sizeof *a->calls);
+  memset(a->calls, 0, n * sizeof *a->calls);
+  a->num_copies = a->num_waits = a->num_events = 0;
+  a->group = w->run.serial;
+}
+
+/* A call of fn on a thread that runs no kernel, or in a scoped or
+ * hierarchical group: NULL with FPAR_ENOTKERNEL set, or the group fails. */
+static __attribute__((noinline, cold)) fpar__worker *
+fpar__async_refused(fpar__worker *w, const char *fn) {
   if (w == NULL) {
     fpar__set_error(FPAR_ENOTKERNEL,
                     "%s called on a thread that runs no kernel", fn);
     return NULL;
   }
-  if (w->launch == NULL || w->launch->spec.model == FPAR__SCOPED ||
-      w->launch->spec.model == FPAR__HIERARCHICAL)
-    fpar__group_abort(w, FPAR_ENOTKERNEL,
-                      "%s called in a scoped or hierarchical group function; "
-                      "group copies are for nd_range kernels",
-                      fn);
+  fpar__group_abort(w, FPAR_ENOTKERNEL,
+                    "%s called in a scoped or hierarchical group function; "
+                    "group copies are for nd_range kernels",
+                    fn);
+}
+
+/* The worker of a call of fn, or NULL (FPAR_ENOTKERNEL set) on a thread
+ * that runs no kernel; scoped and hierarchical groups fail.  Inlined into
+ * every call: a group copy is a few loads and compares per work-item. */
+static inline __attribute__((always_inline)) fpar__worker *
+fpar__async_worker(const char *fn) {
+  fpar__worker *w = fpar__self;
+  fpar__async_run *a;
+
+  if (__builtin_expect(w == NULL || w->launch == NULL ||
+                           w->launch->spec.model == FPAR__SCOPED ||
+                           w->launch->spec.model == FPAR__HIERARCHICAL,
+                       0))
+    return fpar__async_refused(w, fn);
   a = fpar__async_of(w);
-  if (a->group != w->run.serial) {
-    n = 2 * w->launch->spec.group_size;
-    fpar__async_grow(w, (void **)&a->calls, &a->cap_calls, n, sizeof *a->calls);
-    memset(a->calls, 0, n * sizeof *a->calls);
-    a->num_copies = a->num_waits = a->num_events = 0;
-    a->group = w->run.serial;
-  }
+  if (__builtin_expect(a->group != w->run.serial, 0))
+    fpar__async_group_start(w, a);
   return w;
 }
 
