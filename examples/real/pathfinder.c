@@ -7,10 +7,13 @@
  * OpenCL (pathfinder.cl): 5 launches of 463 work-groups of 256; each
  * group advances its block 20 rows in local memory, 2 barriers per row.
  * port: the same kernel as a phase kernel.
- * best: a launch per row (99), scoped groups (fpar_parallel) of 8192
+ * best: a launch per 4 rows (25), scoped groups (fpar_parallel) of 8192
  * columns each stepped with lane vectors (the minimum of three shifted
- * loads), no barrier.  (The pyramid in scoped groups of 2048 to 16384
- * columns, 5 launches, measured 1.5 to 2x slower here.)
+ * loads), no barrier; a group computes its intermediate rows in two
+ * private rows, over a ghost zone that shrinks by a column a side per
+ * row.  (A launch per row measured 0.81-1.16 of OpenMP, 4 rows 1.04-1.17
+ * and 8 rows 0.90-1.07; the pyramid of 20 rows in groups of 2048 to
+ * 16384 columns 1.5 to 2x slower.)
  * openmp: one parallel region, an `omp for simd` sweep of each row (99
  * worksharing loops), as Rodinia's OpenMP pathfinder in one region.
  * Checked exactly against the serial row-by-row recurrence. */
@@ -24,8 +27,9 @@
 #define PF_ROWS 100
 #define PF_PYRAMID 20
 #define PF_HALO 1
-#define PF_BLOCK 256 /* Rodinia's work-group size */
-#define PF_BEST 8192 /* best: columns per group */
+#define PF_BLOCK 256   /* Rodinia's work-group size */
+#define PF_BEST 8192   /* best: columns per group */
+#define PF_BEST_ROWS 4 /* best: rows per launch */
 
 typedef struct pf_args {
   const int *wall; /* rows 1.. of the grid */
@@ -49,6 +53,9 @@ static int pf_size_ok(long n) {
 
 static inline int pf_min(int a, int b) {
   return a <= b ? a : b;
+}
+static inline int pf_max(int a, int b) {
+  return a >= b ? a : b;
 }
 
 /* Cell x of the next row from row in of cols cells and its weights w
@@ -202,17 +209,61 @@ static inline void pf_step(int *out, const int *in, const int *wall, int n) {
     out[k] = wall[k] + pf_min(pf_min(in[k - 1], in[k]), in[k + 1]);
 }
 
-/* One row step for columns [b * PF_BEST, (b + 1) * PF_BEST) of the row. */
+/* out[x] = wall[x] + the least of in[x - 1], in[x], in[x + 1] that lie
+ * in the row, for the columns x of [lo, hi); out and in point at column
+ * lo of their rows, wall at column 0, and in holds [lo - 1, hi + 1) of
+ * the row's cols columns where they exist. */
+static void pf_span(int *out, const int *in, const int *wall, int lo, int hi,
+                    int cols) {
+  if (lo == 0 && lo < hi) {
+    *out++ = wall[0] + (cols > 1 ? pf_min(in[0], in[1]) : in[0]);
+    in++, lo++;
+  }
+  if (hi == cols && lo < hi) {
+    hi--;
+    out[hi - lo] = wall[hi] + pf_min(in[hi - lo - 1], in[hi - lo]);
+  }
+  pf_step(out, in, wall + lo, hi - lo);
+}
+
+typedef struct pf_block {
+  const pf_args *a;
+  int xs, xe; /* the group's columns */
+} pf_block;
+
+/* PF_BEST_ROWS rows (a->iteration) of the group's columns: row t + s over
+ * the columns [xs - (R - s), xe + (R - s)), a ghost zone that shrinks by
+ * one column a side per row, in two private rows; the last into dst. */
+static void pf_block_rows(fpar_group *g, void *const *mem, void *ctx) {
+  const pf_block *c = ctx;
+  const pf_args *a = c->a;
+  const int cols = a->cols, R = a->iteration, base = c->xs - R;
+  int *row[2] = {mem[0], (int *)mem[0] + PF_BEST + 2 * PF_BEST_ROWS};
+  const int *in = a->src;
+  int in_base = 0;
+
+  (void)g;
+  for (int s = 1; s <= R; s++) {
+    int lo = pf_max(0, c->xs - (R - s)), hi = pf_min(cols, c->xe + (R - s));
+    int *out = s == R ? a->dst : row[s & 1];
+    int out_base = s == R ? 0 : base;
+
+    pf_span(out + (lo - out_base), in + (lo - in_base),
+            a->wall + (size_t)(s - 1) * cols, lo, hi, cols);
+    in = out, in_base = out_base;
+  }
+}
+
+/* The group's columns [b * PF_BEST, (b + 1) * PF_BEST), a->iteration rows
+ * on. */
 static void pathfinder_best(fpar_group *g, void *args) {
   const pf_args *a = args;
-  const int b = (int)fpar_group_get_id(g, 0), cols = a->cols;
-  int xs = b * PF_BEST, xe = xs + PF_BEST < cols ? xs + PF_BEST : cols;
+  const int b = (int)fpar_group_get_id(g, 0);
+  pf_block c = {a, b * PF_BEST, pf_min(b * PF_BEST + PF_BEST, a->cols)};
+  fpar_mem_request r = fpar_require_local_mem(
+      2 * (PF_BEST + 2 * PF_BEST_ROWS) * sizeof(int), 64, NULL, 0);
 
-  if (xs == 0)
-    a->dst[0] = pf_cell(a->src, a->wall, 0, cols), xs = 1;
-  if (xe == cols)
-    a->dst[cols - 1] = pf_cell(a->src, a->wall, cols - 1, cols), xe--;
-  pf_step(a->dst + xs, a->src + xs, a->wall + xs, xe - xs);
+  fpar_memory_environment(g, &r, 1, pf_block_rows, &c);
 }
 
 /* ---- the sweep ------------------------------------------------------------
@@ -244,17 +295,20 @@ static int pf_run(void *p, real_version v, real_env *env) {
     return 0;
   }
   if (v == REAL_BEST) {
-    for (int t = 0; t < PF_ROWS - 1 && err == 0; t++) {
-      pf_args *a = &s->args[t];
+    int k = 0;
+
+    for (int t = 0; t < PF_ROWS - 1 && err == 0; t += PF_BEST_ROWS, k++) {
+      pf_args *a = &s->args[k];
 
       a->wall = s->data + (size_t)cols * (t + 1);
-      a->src = s->result[t & 1];
-      a->dst = s->result[(t + 1) & 1];
+      a->src = s->result[k & 1];
+      a->dst = s->result[(k + 1) & 1];
       a->cols = cols;
+      a->iteration = pf_min(PF_BEST_ROWS, PF_ROWS - 1 - t);
       err |= real_parallel(env, "pathfinder_best", fpar_range1(groups),
                            fpar_range1(1), pathfinder_best, a);
     }
-    s->final = (PF_ROWS - 1) & 1;
+    s->final = k & 1;
     return real_finish(env, v, err);
   }
   for (int t = 0; t < PF_ROWS - 1 && err == 0; t += PF_PYRAMID, launch++) {
@@ -298,7 +352,7 @@ static int pf_check(void *p, real_version v, real_env *env, char *why,
 
 const real_kernel real_pathfinder = {
     "pathfinder",
-    "scoped-lanes-rows",
+    "scoped-lanes-4rows",
     "the number of columns, 256 to 10^8 (100 rows)",
     100000,
     1000,
