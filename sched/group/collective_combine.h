@@ -44,9 +44,10 @@ static inline unsigned fpar__collective_kind(unsigned op) {
 static inline unsigned fpar__collective_type(unsigned op) {
   return op & 15u;
 }
+/* Whether a kind's result is each work-item's own: the header's test,
+ * which the inline FPAR_PHASE_GROUP reads by. */
 static inline int fpar__collective_is_scan(unsigned kind) {
-  return kind >= FPAR_GROUP_SCAN_INCLUSIVE_ADD &&
-         kind <= FPAR_GROUP_SCAN_EXCLUSIVE_MAX;
+  return FPAR__GROUP_IS_SCAN(kind);
 }
 /* Bytes of one value of a type (i32, u32, i64, u64, f32, f64). */
 static inline size_t fpar__collective_type_size(unsigned type) {
