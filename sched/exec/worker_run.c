@@ -123,6 +123,7 @@ static void fpar__worker_enter(fpar__worker *w, fpar__launch *l) {
   unsigned k;
 
   w->launch = l;
+  w->run.next_linear = SIZE_MAX;
   fpar__arena_release(&w->arena, 0);
   /* Under racecheck inline code finds no view and calls the functions,
    * whose reads of the group's state are the runtime's. */

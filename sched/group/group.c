@@ -367,7 +367,7 @@ void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
   const fpar__launch *l = w->launch;
   fpar__group_run *g = &w->run;
 
-  fpar__group_id(l, linear, g->group_id);
+  fpar__worker_locate(w, linear);
   g->geo = &l->spec.geo;
   g->size = l->spec.group_fibers;
   if (__builtin_expect(l->spec.nonuniform, 0) &&

@@ -73,7 +73,7 @@ void fpar__run_group_function(fpar__worker *w, size_t linear) {
 
   wg.dims = l->spec.geo.dims;
   wg.scope = FPAR_FENCE_WORK_GROUP;
-  fpar__group_id(l, linear, w->run.group_id); /* for fault messages */
+  fpar__worker_locate(w, linear); /* also for fault messages */
   memcpy(wg.id, w->run.group_id, sizeof wg.id);
   for (d = 0; d < 3; d++) {
     wg.range[d] = l->spec.geo.group_range[d];

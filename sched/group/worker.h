@@ -56,6 +56,7 @@ typedef struct fpar__group_run {
   size_t parked;      /* fibers 1..parked wait to start a work-item */
   size_t start_id[3]; /* local id of the next fiber to start */
   size_t group_id[3];
+  size_t next_linear;         /* the group after group_id's; SIZE_MAX: none */
   const fpar_item *loop_item; /* work-item 0: the item a barrier-free group
                                  runs, and its fibers' template */
   unsigned cap_objects;       /* room in view.objects */
@@ -253,5 +254,22 @@ int fpar__worker_take_first(fpar__worker *w, uint64_t seq, size_t groups);
  * linear group id, or 0 (also for a helper whose host thread has what it
  * waits for). */
 int fpar__worker_claim(fpar__worker *w, size_t *group);
+
+/* Set w->run.group_id to the 3-D id of group `linear` of w's launch: a
+ * step from the group before when `linear` follows it (the positions of a
+ * take are consecutive), else two divisions. */
+static inline void fpar__worker_locate(fpar__worker *w, size_t linear) {
+  fpar__group_run *g = &w->run;
+  const size_t *r = w->launch->spec.geo.group_range;
+
+  if (linear == g->next_linear && ++g->group_id[0] == r[0]) {
+    g->group_id[0] = 0;
+    if (++g->group_id[1] == r[1])
+      g->group_id[1] = 0, g->group_id[2]++;
+  } else if (linear != g->next_linear) {
+    fpar__group_id(w->launch, linear, g->group_id);
+  }
+  g->next_linear = linear + 1;
+}
 
 #endif
