@@ -30,10 +30,11 @@ typedef void (*fpar__ctx_entry)(void *arg);
  * starts with it (reading it is slow: take it once for many contexts). */
 uint64_t fpar__ctx_fpu_state(void);
 
-/* Whether two values of fpar__ctx_fpu_state() hold the same control
- * settings (status flags aside; where contexts switch through the C
- * library, the rounding direction only). */
-int fpar__ctx_fpu_same_control(uint64_t a, uint64_t b);
+/* Whether the calling thread's floating-point control settings are those
+ * of `then`, a value of fpar__ctx_fpu_state() (status flags aside; where
+ * contexts switch through the C library, the rounding direction only):
+ * one call, as it runs after every group. */
+int fpar__ctx_fpu_unchanged(uint64_t then);
 
 /* Prepare a context on [stack_lo, stack_hi) that calls entry(arg) when
  * first switched to, with floating-point control state fpu (from

@@ -22,8 +22,8 @@ uint64_t fpar__ctx_fpu_state(void) {
 }
 
 /* MXCSR bits 0-5 are the sticky exception flags. */
-int fpar__ctx_fpu_same_control(uint64_t a, uint64_t b) {
-  return ((a ^ b) & ~(uint64_t)0x3f) == 0;
+int fpar__ctx_fpu_unchanged(uint64_t then) {
+  return ((fpar__ctx_fpu_state() ^ then) & ~(uint64_t)0x3f) == 0;
 }
 
 void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,

@@ -47,8 +47,8 @@ uint64_t fpar__ctx_fpu_state(void) {
   return (uint64_t)(unsigned)fegetround();
 }
 
-int fpar__ctx_fpu_same_control(uint64_t a, uint64_t b) {
-  return a == b;
+int fpar__ctx_fpu_unchanged(uint64_t then) {
+  return fpar__ctx_fpu_state() == then;
 }
 
 void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,
