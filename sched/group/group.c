@@ -319,7 +319,10 @@ static void fpar__run_loop(fpar__worker *w, fpar_item *it) {
       if (row != NULL) {
         /* A runner runs this row and may go on with the next ones (the
          * whole group, FPAR_KERNEL's); it returns naming the last row it
-         * ran (see fpar_row_fn). */
+         * ran (see fpar_row_fn).  None is called for a row that work-item
+         * 0 completed (a lane kernel's group of one sub-group). */
+        if (x0 >= lr[0])
+          continue;
         it->local_id[0] = x0;
         it->local_calls = 0;
         w->run.loop_item = NULL; /* the runner's work-items have their own */
