@@ -25,12 +25,14 @@ __thread fpar__worker *fpar__self __attribute__((tls_model("initial-exec")));
 #define FPAR__BATCH_MAX 4u
 
 /* Take positions of the worker's launch into its batch, from its home
- * chunk first; 0 when none are left.  Helpers take one at a time: they
- * stop taking once their host has what it waits for, and must not leave
- * taken groups behind. */
+ * chunk first; 0 when none are left.  Helpers take batches too: a helper
+ * looks whether its host has what it waits for only between batches, and
+ * runs what it took.  What a host waits for is mostly the launch helped
+ * or a later one, which cannot complete while the helper holds groups of
+ * it; a host waiting for something else returns at most a batch late. */
 static int fpar__worker_take(fpar__worker *w) {
   unsigned n = w->num_chunks, i, k;
-  size_t most = w->helper ? 1 : FPAR__BATCH_MAX, got, first;
+  size_t most = FPAR__BATCH_MAX, got, first;
 
   for (i = 0, k = w->home; i < n; i++, k = k + 1 == n ? 0 : k + 1)
     if ((got =
