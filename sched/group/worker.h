@@ -262,12 +262,12 @@ static inline void fpar__worker_locate(fpar__worker *w, size_t linear) {
   fpar__group_run *g = &w->run;
   const size_t *r = w->launch->spec.geo.group_range;
 
-  if (linear == g->next_linear && ++g->group_id[0] == r[0]) {
+  if (linear != g->next_linear) {
+    fpar__group_id(w->launch, linear, g->group_id);
+  } else if (++g->group_id[0] == r[0]) {
     g->group_id[0] = 0;
     if (++g->group_id[1] == r[1])
       g->group_id[1] = 0, g->group_id[2]++;
-  } else if (linear != g->next_linear) {
-    fpar__group_id(w->launch, linear, g->group_id);
   }
   g->next_linear = linear + 1;
 }
