@@ -28,10 +28,13 @@ static const char *const version_names[REAL_VERSIONS] = {"pocl", "port", "best",
 
 /* The timed runs go in rounds, one run of each version per round, so that
  * a machine whose load drifts (this one is shared) weighs on all versions
- * alike.  Rounds stop once opts->reps are done and they took TIME_BUDGET
- * seconds, or at MAX_REPS.  Before each run the driver sleeps PAUSE_US, so
- * that the threads of the version before have stopped spinning (OpenMP's,
- * PoCL's and libfiberpar's workers spin a while before they sleep). */
+ * alike.  Each round starts one version later than the round before, so
+ * that each version runs after each other one in turn: a version finds
+ * the caches as the one before it left them.  Rounds stop once opts->reps are
+ * done and they took TIME_BUDGET seconds, or at MAX_REPS.  Before each run the
+ * driver sleeps PAUSE_US, so that the threads of the version before have
+ * stopped spinning (OpenMP's, PoCL's and libfiberpar's workers spin a while
+ * before they sleep). */
 #define TIME_BUDGET 1.0
 #define MAX_REPS 40
 #define PAUSE_US 20000
@@ -357,7 +360,8 @@ static void time_kernel(const real_kernel *k, void *s, real_env *env, int reps,
       live += r[v].ok = run_once(k, s, (real_version)v, env, 1, &r[v]);
   while (live > 0 && rounds < MAX_REPS &&
          (rounds < reps || total < TIME_BUDGET)) {
-    for (int v = 0; v < REAL_VERSIONS; v++) {
+    for (int i = 0; i < REAL_VERSIONS; i++) {
+      int v = (rounds + i) % REAL_VERSIONS;
       double t0;
 
       if (!r[v].ok)
