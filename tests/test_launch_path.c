@@ -587,7 +587,7 @@ START_TEST(test_hosts_help_several_queues) {
 END_TEST
 
 /* Many short groups: workers take several positions of their chunk at a
- * time (and the waiting host thread one), yet every group runs exactly
+ * time (and so does the waiting host thread), yet every group runs exactly
  * once, in every FIBERPAR_SCHEDULE order, launch after launch. */
 #define SHORT_GROUPS 20000
 static const char *const claim_schedules[] = {"forward", "reverse",

@@ -27,9 +27,10 @@ __thread fpar__worker *fpar__self __attribute__((tls_model("initial-exec")));
 /* Take positions of the worker's launch into its batch, from its home
  * chunk first; 0 when none are left.  Helpers take batches too: a helper
  * looks whether its host has what it waits for only between batches, and
- * runs what it took.  What a host waits for is mostly the launch helped
- * or a later one, which cannot complete while the helper holds groups of
- * it; a host waiting for something else returns at most a batch late. */
+ * runs what it took.  A host waits for the launch helped or a later one,
+ * which cannot complete while the helper holds groups of it; only a
+ * launch that completes between the look and the take costs the host a
+ * batch of the next launch before it returns. */
 static int fpar__worker_take(fpar__worker *w) {
   unsigned n = w->num_chunks, i, k;
   size_t most = FPAR__BATCH_MAX, got, first;
