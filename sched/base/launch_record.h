@@ -192,6 +192,20 @@ static inline void fpar__group_id(const fpar__launch *l, size_t linear,
   id[2] = linear / r[0] / r[1];
 }
 
+/* Advance a 3-D id within `range` by `step` along dimension 0, carrying
+ * into dimensions 1 and 2 (dimension-0-fastest order): a call's first
+ * local id (step: the lanes of a lane kernel, else 1), or a group's id. */
+static inline void fpar__next_id(size_t id[3], const size_t range[3],
+                                 unsigned step) {
+  if ((id[0] += step) < range[0])
+    return;
+  id[0] = 0;
+  if (++id[1] < range[1])
+    return;
+  id[1] = 0;
+  ++id[2];
+}
+
 /* The linear id of the launch's group with 3-D id `id`. */
 static inline size_t fpar__group_linear(const fpar__launch *l,
                                         const size_t id[3]) {

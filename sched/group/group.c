@@ -116,19 +116,6 @@ static void fpar__item_begin(fpar_item *it, fpar__worker *w) {
   }
 }
 
-/* Advance the local id of a call's first work-item by `step` (the lanes of
- * a lane kernel, else 1) in dimension-0-fastest order. */
-static inline void fpar__next_local_id(size_t id[3], const size_t range[3],
-                                       unsigned step) {
-  if ((id[0] += step) < range[0])
-    return;
-  id[0] = 0;
-  if (++id[1] < range[1])
-    return;
-  id[1] = 0;
-  ++id[2];
-}
-
 static void fpar__item_set_local(fpar_item *it, const size_t local[3],
                                  const size_t range[3]) {
   it->local_id[0] = local[0];
@@ -203,7 +190,7 @@ static void fpar__fiber_main(void *arg) {
     if (fpar__order_is_forward(&l->spec.order)) {
       fpar__item_set_local(&it, g->start_id, g->geo->local_range);
       it.lanes = fpar__lanes_at(w, g->start_id[0]);
-      fpar__next_local_id(g->start_id, g->geo->local_range, l->spec.lanes);
+      fpar__next_id(g->start_id, g->geo->local_range, l->spec.lanes);
     } else {
       size_t id[3];
       fpar__call_local_id(w, fpar__fiber_call(w, g->cur), id);
@@ -290,7 +277,7 @@ void fpar__group_promote(fpar__worker *w) {
     }
   }
   g->start_id[0] = g->start_id[1] = g->start_id[2] = 0;
-  fpar__next_local_id(g->start_id, g->geo->local_range, l->spec.lanes);
+  fpar__next_id(g->start_id, g->geo->local_range, l->spec.lanes);
   g->cur = 0;
   g->fibers = copied ? FPAR__FIBERS_COPIED : FPAR__FIBERS_OWN;
 }

@@ -260,15 +260,11 @@ int fpar__worker_claim(fpar__worker *w, size_t *group);
  * take are consecutive), else two divisions. */
 static inline void fpar__worker_locate(fpar__worker *w, size_t linear) {
   fpar__group_run *g = &w->run;
-  const size_t *r = w->launch->spec.geo.group_range;
 
-  if (linear != g->next_linear) {
+  if (linear == g->next_linear)
+    fpar__next_id(g->group_id, w->launch->spec.geo.group_range, 1);
+  else
     fpar__group_id(w->launch, linear, g->group_id);
-  } else if (++g->group_id[0] == r[0]) {
-    g->group_id[0] = 0;
-    if (++g->group_id[1] == r[1])
-      g->group_id[1] = 0, g->group_id[2]++;
-  }
   g->next_linear = linear + 1;
 }
 
