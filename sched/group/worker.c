@@ -33,11 +33,11 @@ __thread fpar__worker *fpar__self __attribute__((tls_model("initial-exec")));
  * batch of the next launch before it returns. */
 static int fpar__worker_take(fpar__worker *w) {
   unsigned n = w->num_chunks, i, k;
-  size_t most = FPAR__BATCH_MAX, got, first;
+  size_t got, first;
 
   for (i = 0, k = w->home; i < n; i++, k = k + 1 == n ? 0 : k + 1)
-    if ((got =
-             fpar__claim_take(w->claims, &w->launch_claim, k, most, &first))) {
+    if ((got = fpar__claim_take(w->claims, &w->launch_claim, k, FPAR__BATCH_MAX,
+                                &first))) {
       w->batch_next = first;
       w->batch_end = first + got;
       return 1;
