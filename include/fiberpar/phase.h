@@ -410,7 +410,7 @@ typedef struct fpar_phase_no_state {
     fpar__group_view fpar_view_;                                               \
     fpar_item fpar_row_ = *fpar_it_;                                           \
     unsigned fpar_or_ = 0, fpar_and_ = ~0u;                                    \
-    size_t fpar_r_;                                                            \
+    size_t fpar_r_, fpar_ly_ = 0, fpar_lz_ = 0;                                \
     int fpar_j_;                                                               \
     FPAR__PHASE_OWN_ARGS(fpar_own_args_)                                       \
     static const uniform_type fpar_uzero_ = {0};                               \
@@ -423,8 +423,17 @@ typedef struct fpar_phase_no_state {
       state_type *fpar_sts_ =                                                  \
           (state_type *)fpar_states_ + fpar_y_ * (size_t)fpar_nx_;             \
       unsigned *fpar_stp_ = fpar_stops_ + fpar_y_ * (size_t)fpar_nx_;          \
-      fpar_row_.local_id[1] = fpar_y_ % fpar_lr_[1];                           \
-      fpar_row_.local_id[2] = fpar_y_ / fpar_lr_[1];                           \
+      /* The row's ids in dimensions 1 and 2: stepped, not divided (a          \
+       * 64-bit division per row and phase), except in reverse. */             \
+      if (fpar_way_ == FPAR__PHASE_DEBUG) {                                    \
+        fpar_row_.local_id[1] = fpar_y_ % fpar_lr_[1];                         \
+        fpar_row_.local_id[2] = fpar_y_ / fpar_lr_[1];                         \
+      } else {                                                                 \
+        fpar_row_.local_id[1] = fpar_ly_;                                      \
+        fpar_row_.local_id[2] = fpar_lz_;                                      \
+        if (++fpar_ly_ == fpar_lr_[1])                                         \
+          fpar_ly_ = 0, fpar_lz_++;                                            \
+      }                                                                        \
       fpar_row_.row_linear = fpar_lr_[0] * fpar_y_;                            \
       if (fpar_way_ == FPAR__PHASE_DEBUG) {                                    \
         for (fpar_j_ = fpar_nx_ - 1; fpar_j_ >= 0; fpar_j_--) {                \
