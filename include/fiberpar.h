@@ -1273,14 +1273,21 @@ static inline void *fpar__local_buffer_fast(fpar_item *it, unsigned k) {
 typedef struct fpar_kernel fpar_kernel;
 
 /** How a phase kernel (FPAR_PHASE_KERNEL) runs (FIBERPAR_PHASE=loops|
- *  fibers|debug). */
+ *  fibers|debug|loops-fused|loops-split). */
 typedef enum fpar_phase_mode {
   FPAR_PHASE_DEFAULT = 0, /**< FIBERPAR_PHASE, else FPAR_PHASE_LOOPS */
   FPAR_PHASE_LOOPS,       /**< each phase as one loop over the work-items */
   FPAR_PHASE_FIBERS,      /**< each work-item a fiber, as a kernel with
                                fpar_barrier() (the reference) */
-  FPAR_PHASE_DEBUG        /**< loops in reverse order, per-item state and
+  FPAR_PHASE_DEBUG,       /**< loops in reverse order, per-item state and
                                stack poisoned, no inlining */
+  /** As loops, in the form whose item loops fold where each call stopped
+   *  into the group's check as they go (a lane kernel's only form). */
+  FPAR_PHASE_LOOPS_FUSED,
+  /** As loops, in the form that folds the calls' stops after each row's
+   *  item loops: loops GCC vectorizes more often (a lane kernel runs its
+   *  only form). */
+  FPAR_PHASE_LOOPS_SPLIT
 } fpar_phase_mode;
 
 /** fpar_launch_desc::flags. */
@@ -1422,7 +1429,7 @@ static inline void fpar_launch_desc_init(fpar_launch_desc *d) {
 /* The fpar_kernel of a kernel that is not a phase kernel. */
 #define FPAR__KERNEL_DEF(name, fn, row, lanes)                                 \
   static const fpar_kernel name = {#name, __FILE__, fn, row, lanes, NULL,      \
-                                   NULL,  0,        0,  0,   0};
+                                   NULL,  NULL,     0,  0,   0,     0};
 
 /**
  * \brief Submit the kernel \p k (FPAR_KERNEL and friends) for every

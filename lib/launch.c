@@ -226,7 +226,7 @@ static int fpar__launch_phase(fpar__launch_spec *l, const fpar_launch_desc *d) {
   fpar_phase_mode mode = d->phase_mode;
   int err;
 
-  if ((unsigned)mode > FPAR_PHASE_DEBUG)
+  if ((unsigned)mode > FPAR_PHASE_LOOPS_SPLIT)
     return fpar__set_error(FPAR_EINVAL,
                            "launch '%s': phase_mode %u is not an "
                            "fpar_phase_mode",
@@ -264,8 +264,10 @@ static int fpar__launch_phase(fpar__launch_spec *l, const fpar_launch_desc *d) {
     return 0;
   l->model = FPAR__PHASE;
   l->run_group = fpar__phase_run_group;
-  l->phase_rows =
-      mode == FPAR_PHASE_DEBUG ? k->phase_debug_rows : k->phase_rows;
+  l->phase_rows = mode == FPAR_PHASE_DEBUG ? k->phase_debug_rows
+                  : mode == FPAR_PHASE_LOOPS_SPLIT && k->phase_split_rows
+                      ? k->phase_split_rows
+                      : k->phase_rows;
   l->phase_debug = mode == FPAR_PHASE_DEBUG;
   l->state_size = k->state_size;
   l->state_align = k->state_align;

@@ -91,7 +91,7 @@
       fpar_test_wait_ok(ev);                                                   \
       snprintf(what, sizeof what, #t " fibers, %u workers", threads);          \
       coll_compare(out, want, sizeof *out, n, what);                           \
-      for (unsigned m = 0; m < 3; m++) {                                       \
+      for (unsigned m = 0; m < NUM_MODES; m++) {                               \
         memset(out, 0xa5, COLL_KINDS *n * sizeof *out);                        \
         ck_assert_fpar_ok(submit(&e, &phase_##t, coll_range(s->dims, s->g),    \
                                  coll_range(s->dims, s->l), &a, modes[m],      \
@@ -225,7 +225,7 @@ START_TEST(test_any_all) {
   fpar_test_wait_ok(ev);
   ck_assert_mem_eq(any, want_any, n * sizeof *any);
   ck_assert_mem_eq(all, want_all, n * sizeof *all);
-  for (unsigned m = 0; m < 3; m++) {
+  for (unsigned m = 0; m < NUM_MODES; m++) {
     memset(any, 0x55, n * sizeof *any);
     memset(all, 0x55, n * sizeof *all);
     ck_assert_fpar_ok(submit(&e, &phase_any_all, coll_range(s->dims, s->g),

@@ -78,7 +78,7 @@ static const size_t reduce_sizes[] = {1, 2, 3, 7, 64, 255, 256, 1000, 4096};
 START_TEST(test_reduce_odd_sizes) {
   fpar_test_env e;
   size_t L = reduce_sizes[_i], groups = 5, n = L * groups;
-  uint64_t *in = malloc(n * 8), *out[3], want[5] = {0};
+  uint64_t *in = malloc(n * 8), *out[NUM_MODES], want[5] = {0};
   reduce_args a;
 
   fpar_test_env_init(&e, 0);
@@ -86,7 +86,7 @@ START_TEST(test_reduce_odd_sizes) {
     in[i] = test_value(i);
     want[i / L] += in[i];
   }
-  for (int m = 0; m < 3; m++) {
+  for (int m = 0; m < NUM_MODES; m++) {
     out[m] = calloc(groups, 8);
     a.in = in;
     a.partial = out[m];
@@ -96,7 +96,7 @@ START_TEST(test_reduce_odd_sizes) {
       ck_assert_msg(out[m][g] == want[g], "%s, L=%zu: group %zu sum wrong",
                     mode_names[m], L, g);
   }
-  for (int m = 0; m < 3; m++)
+  for (int m = 0; m < NUM_MODES; m++)
     free(out[m]);
   free(in);
   fpar_test_env_fini(&e);
@@ -189,7 +189,7 @@ START_TEST(test_ids_3d) {
   id_record *r = malloc(total * sizeof *r);
 
   fpar_test_env_init(&e, 0);
-  for (int m = 0; m < 3; m++) {
+  for (int m = 0; m < NUM_MODES; m++) {
     memset(r, 0xee, total * sizeof *r);
     run_ok(&e, &phase_ids, gr, lr, r, modes[m], NULL, 0);
     check_ids(r, &gr, &lr, mode_names[m]);
@@ -257,7 +257,7 @@ START_TEST(test_scan_local_buffer) {
     in[i] = test_value(i) >> 8;
     want[i] = in[i] + (i % L ? want[i - 1] : 0);
   }
-  for (int m = 0; m < 3; m++) {
+  for (int m = 0; m < NUM_MODES; m++) {
     memset(out, 0, n * 8);
     run_ok(&e, &phase_scan, fpar_range1(n), fpar_range1(L), &a, modes[m], &buf,
            1);
@@ -326,7 +326,7 @@ START_TEST(test_local_struct) {
     in[i] = (uint32_t)test_value(i);
     want[i / L * 16 + in[i] % 16]++;
   }
-  for (int m = 0; m < 3; m++) {
+  for (int m = 0; m < NUM_MODES; m++) {
     memset(bins, 0xee, groups * 64);
     run_ok(&e, &phase_histogram, fpar_range1(n), fpar_range1(L), &a, modes[m],
            &buf, 1);
@@ -371,12 +371,12 @@ FPAR_PHASE_KERNEL(phase_smooth, it, p, smooth_state, st) {
 START_TEST(test_float_bits_agree) {
   fpar_test_env e;
   const size_t L = 96, n = L * 4;
-  float *d[3], *ref = malloc(n * sizeof(float)), *row = malloc(L * 4);
+  float *d[NUM_MODES], *ref = malloc(n * sizeof(float)), *row = malloc(L * 4);
 
   fpar_test_env_init(&e, 0);
   for (size_t i = 0; i < n; i++)
     ref[i] = (float)(test_value(i) % 1000) / 7.0f;
-  for (int m = 0; m < 3; m++) {
+  for (int m = 0; m < NUM_MODES; m++) {
     d[m] = malloc(n * sizeof(float));
     memcpy(d[m], ref, n * sizeof(float));
     run_ok(&e, &phase_smooth, fpar_range1(n), fpar_range1(L), d[m], modes[m],
@@ -390,7 +390,7 @@ START_TEST(test_float_bits_agree) {
         v[i] = 0.25f * row[(i + L - 1) % L] + 0.5f * row[i] +
                0.25f * sinf(row[(i + 1) % L]);
     }
-  for (int m = 0; m < 3; m++) {
+  for (int m = 0; m < NUM_MODES; m++) {
     ck_assert_msg(memcmp(d[m], ref, n * sizeof(float)) == 0,
                   "%s differs from the serial reference", mode_names[m]);
     free(d[m]);
@@ -467,7 +467,7 @@ START_TEST(test_divergence_reported) {
   fpar_test_env e;
 
   fpar_test_env_init(&e, 1);
-  for (int m = 0; m < 3; m++) {
+  for (int m = 0; m < NUM_MODES; m++) {
     const fpar_kernel *k = divergent[_i].k;
     char name[96];
     fpar_event *ev;
@@ -598,8 +598,17 @@ START_TEST(test_environment_mode) {
                             fpar_range1(8), ran, FPAR_PHASE_DEFAULT, NULL, 0,
                             &ev),
                      FPAR_EENV);
-  ck_assert_str_eq(fpar_last_error(), "FIBERPAR_PHASE=\"sideways\": expected "
-                                      "loops, fibers or debug");
+  ck_assert_str_eq(fpar_last_error(),
+                   "FIBERPAR_PHASE=\"sideways\": expected loops, fibers, "
+                   "debug, loops-fused or loops-split");
+  /* Either form of the loops runs as loops. */
+  for (int f = 0; f < 2; f++) {
+    setenv("FIBERPAR_PHASE", f ? "loops-split" : "LOOPS-FUSED", 1);
+    ck_assert_fpar_ok(submit(&e, &phase_real_barrier, fpar_range1(8),
+                             fpar_range1(8), ran, FPAR_PHASE_DEFAULT, NULL, 0,
+                             &ev));
+    fpar_test_wait_fault(ev, FPAR_EINVAL, "FPAR_PHASE_BARRIER()", NULL);
+  }
   unsetenv("FIBERPAR_PHASE");
   fpar_test_env_fini(&e);
 }
@@ -638,16 +647,18 @@ FPAR_PHASE_KERNEL(phase_unset_state, it, p, unset_state, st) {
 START_TEST(test_debug_exposes_mistakes) {
   fpar_test_env e;
   const size_t L = 16;
-  uint32_t out[3][16];
+  uint32_t out[NUM_MODES][16];
 
   fpar_test_env_init(&e, 1);
-  for (int m = 0; m < 3; m++)
+  for (int m = 0; m < NUM_MODES; m++)
     run_ok(&e, &phase_race, fpar_range1(L), fpar_range1(L), out[m], modes[m],
            NULL, 0);
   ck_assert_int_eq(memcmp(out[0], out[2], sizeof out[0]), 0);
   ck_assert_uint_eq(out[0][0], 0);     /* not written yet */
   ck_assert_uint_eq(out[1][0], 2);     /* written first in reverse */
   ck_assert_uint_eq(out[1][L - 1], 0); /* item 0 runs last in reverse */
+  for (int m = 3; m < NUM_MODES; m++)  /* the forms of the loops */
+    ck_assert_int_eq(memcmp(out[0], out[m], sizeof out[0]), 0);
 
   for (int m = 1; m < 3; m++) {
     run_ok(&e, &phase_unset_state, fpar_range1(L), fpar_range1(L), out[m],
@@ -789,13 +800,11 @@ FPAR_PHASE_KERNEL_STATELESS(phase_copy_stateless, it, p) {
 }
 
 START_TEST(test_stateless) {
-  static const fpar_phase_mode modes[] = {FPAR_PHASE_LOOPS, FPAR_PHASE_DEBUG,
-                                          FPAR_PHASE_FIBERS};
   fpar_test_env e;
   uint64_t v[192], want[96];
 
   fpar_test_env_init(&e, 0);
-  for (int m = 0; m < 3; m++) {
+  for (int m = 0; m < NUM_MODES; m++) {
     for (size_t i = 0; i < 96; i++)
       v[i] = test_value(i);
     /* Groups of 8 x 3 on a 16 x 6 range: rows of the group are rows of
@@ -929,8 +938,6 @@ byval_submit(fpar_test_env *e, const uint64_t *in, uint64_t *out, size_t n,
 }
 
 START_TEST(test_by_value_args) {
-  static const fpar_phase_mode modes[] = {FPAR_PHASE_LOOPS, FPAR_PHASE_DEBUG,
-                                          FPAR_PHASE_FIBERS};
   enum { n = 480 };
   uint64_t in[n], want[n], out[n];
   byval_args a = {in, want, 3, 7, 0x9e3779b97f4a7c15u};
@@ -947,7 +954,7 @@ START_TEST(test_by_value_args) {
       acc = acc * a.mul + (acc >> a.shift) + lid;
     want[i] = acc;
   }
-  for (int m = 0; m < 3; m++) {
+  for (int m = 0; m < NUM_MODES; m++) {
     fpar_event *ev;
 
     memset(out, 0, sizeof out);

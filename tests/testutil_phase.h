@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* testutil_phase.h - what the phase-kernel suites share: the three modes
- * every phase kernel runs in, and a launch of a kernel def in one. */
+/* testutil_phase.h - what the phase-kernel suites share: the modes every
+ * phase kernel runs in, and a launch of a kernel def in one. */
 #ifndef FPAR_TESTUTIL_PHASE_H
 #define FPAR_TESTUTIL_PHASE_H
 
 #include "testutil.h"
 
-static const fpar_phase_mode modes[] = {FPAR_PHASE_LOOPS, FPAR_PHASE_DEBUG,
-                                        FPAR_PHASE_FIBERS};
-static const char *const mode_names[] = {"loops", "debug", "fibers"};
+static const fpar_phase_mode modes[] = {
+    FPAR_PHASE_LOOPS, FPAR_PHASE_DEBUG, FPAR_PHASE_FIBERS,
+    FPAR_PHASE_LOOPS_FUSED, FPAR_PHASE_LOOPS_SPLIT};
+static const char *const mode_names[] = {"loops", "debug", "fibers",
+                                         "loops-fused", "loops-split"};
+
+/* The modes above: the first three are the ways a phase kernel runs, the
+ * last two the forms of its loops, which FPAR_PHASE_LOOPS chooses from. */
+#define NUM_MODES 5
 
 /* Submit k in the given mode with optional launch-time local buffers. */
 static inline int submit(fpar_test_env *e, const fpar_kernel *k,

@@ -120,8 +120,11 @@ struct fpar_kernel {
   unsigned lanes;    /**< work-items per call: 1 or FPAR_SIMD_WIDTH */
   fpar_phase_rows_fn phase_rows;       /**< phase kernels: a phase of a row */
   fpar_phase_rows_fn phase_debug_rows; /**< the same for FPAR_PHASE_DEBUG */
-  size_t state_size;                   /**< bytes of a call's state */
-  size_t state_align;                  /**< its alignment */
+  /** phase_rows with the calls' stops checked after each row's item loops,
+   *  or NULL (lane kernels) */
+  fpar_phase_rows_fn phase_split_rows;
+  size_t state_size;  /**< bytes of a call's state */
+  size_t state_align; /**< its alignment */
   size_t local_size;  /**< bytes of the group's local struct, or 0 */
   size_t local_align; /**< its alignment */
 };
@@ -398,7 +401,7 @@ typedef struct fpar_phase_no_state {
   FPAR__ALWAYS_INLINE unsigned name##_fpar_group_(                             \
       const fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,             \
       void *fpar_states_, unsigned *fpar_stops_, unsigned fpar_resume_,        \
-      int fpar_way_, int fpar_own_args_) {                                     \
+      int fpar_way_, int fpar_own_args_, int fpar_split_) {                    \
     const size_t *fpar_lr_ = fpar_it_->geometry->local_range;                  \
     const int fpar_nx_ = (int)((fpar_lr_[0] + (step)-1) / (step));             \
     const size_t fpar_rows_ = fpar_lr_[1] * fpar_lr_[2];                       \
@@ -472,6 +475,11 @@ typedef struct fpar_phase_no_state {
                              lanes_at, local_size)                             \
           }                                                                    \
         }                                                                      \
+        if (fpar_split_)                                                       \
+          for (fpar_j_ = 0; fpar_j_ < fpar_nx_; fpar_j_++) {                   \
+            fpar_or_ |= fpar_stp_[fpar_j_];                                    \
+            fpar_and_ &= fpar_stp_[fpar_j_];                                   \
+          }                                                                    \
       }                                                                        \
     }                                                                          \
     if (has_u)                                                                 \
@@ -484,25 +492,11 @@ typedef struct fpar_phase_no_state {
       int fpar_uniform_, int fpar_by_value_) {                                 \
     (void)fpar_uniform_, (void)fpar_by_value_;                                 \
     return name##_fpar_group_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,    \
-                              fpar_stops_, fpar_resume_, FPAR__PHASE_DEBUG,    \
+                              fpar_stops_, fpar_resume_, FPAR__PHASE_DEBUG, 0, \
                               0);                                              \
   }                                                                            \
-  static FPAR__PHASE_OPTIMIZE unsigned name##_fpar_rows_(                      \
-      const fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,             \
-      void *fpar_states_, unsigned *fpar_stops_, unsigned fpar_resume_,        \
-      int fpar_uniform_, int fpar_by_value_) {                                 \
-    /* The loops' calls store collectives' values in the group's view: a       \
-     * library of another view (this kernel compiled with another header)      \
-     * runs each call out of line, whose collectives call the library. */      \
-    if (__builtin_expect(fpar__phase_view(fpar_it_) == NULL, 0))               \
-      return name##_fpar_debug_rows_(fpar_it_, fpar_args_, fpar_lm_,           \
-                                     fpar_states_, fpar_stops_, fpar_resume_,  \
-                                     fpar_uniform_, fpar_by_value_);           \
-    if (fpar_by_value_) {                                                      \
-      FPAR__PHASE_DISPATCH(name, step, 1)                                      \
-    }                                                                          \
-    FPAR__PHASE_DISPATCH(name, step, 0)                                        \
-  }                                                                            \
+  FPAR__PHASE_ROWS(name, name##_fpar_rows_, step, 0)                           \
+  FPAR__PHASE_ROWS(name, name##_fpar_split_rows_, step, 1)                     \
   FPAR__PHASE_RUNNERS_WARN_POP                                                 \
   static void name##_fpar_fibers_(fpar_item *fpar_it_, void *fpar_args_) {     \
     state_type fpar_st_;                                                       \
@@ -532,10 +526,37 @@ typedef struct fpar_phase_no_state {
                                    step,                                       \
                                    name##_fpar_rows_,                          \
                                    name##_fpar_debug_rows_,                    \
+                                   (step) == 1 ? name##_fpar_split_rows_       \
+                                               : NULL,                         \
                                    sizeof(state_type),                         \
                                    __alignof__(state_type),                    \
                                    (local_size),                               \
                                    (local_align)};
+
+/* A row runner of the kernel (fpar_kernel::phase_rows), its item loops
+ * folding the calls' stops as they go (split: 0), or in a loop of their
+ * own after each row (split: 1; fpar_kernel::phase_split_rows).  The
+ * fold is a reduction, which keeps GCC from vectorizing many item loops:
+ * without it some phases run twice as fast, others slower (a vectorized
+ * loop that runs both sides of every test).  fpar_phase_mode says which
+ * runs; lane kernels, whose calls are vectors already, have one form. */
+#define FPAR__PHASE_ROWS(name, fn, step, split)                                \
+  static FPAR__PHASE_OPTIMIZE unsigned fn(                                     \
+      const fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,             \
+      void *fpar_states_, unsigned *fpar_stops_, unsigned fpar_resume_,        \
+      int fpar_uniform_, int fpar_by_value_) {                                 \
+    /* The loops' calls store collectives' values in the group's view: a       \
+     * library of another view (this kernel compiled with another header)      \
+     * runs each call out of line, whose collectives call the library. */      \
+    if (__builtin_expect(fpar__phase_view(fpar_it_) == NULL, 0))               \
+      return name##_fpar_debug_rows_(fpar_it_, fpar_args_, fpar_lm_,           \
+                                     fpar_states_, fpar_stops_, fpar_resume_,  \
+                                     fpar_uniform_, fpar_by_value_);           \
+    if (fpar_by_value_) {                                                      \
+      FPAR__PHASE_DISPATCH(name, step, 1, split)                               \
+    }                                                                          \
+    FPAR__PHASE_DISPATCH(name, step, 0, split)                                 \
+  }
 
 /* The calls of a phase run in chunks of FPAR__PHASE_CHUNK work-items: an
  * inner loop whose count is a constant is one GCC vectorizes at -O2 (its
@@ -605,11 +626,13 @@ typedef struct fpar_phase_no_state {
   }
 
 /* Record where call fpar_j_ of the row stopped, and fold it into the
- * group's or and and. */
+ * group's or and and (unless the row's stops are folded after its loops). */
 #define FPAR__PHASE_RECORD(stop)                                               \
   fpar_stp_[fpar_j_] = (stop);                                                 \
-  fpar_or_ |= fpar_stp_[fpar_j_];                                              \
-  fpar_and_ &= fpar_stp_[fpar_j_];
+  if (!fpar_split_) {                                                          \
+    fpar_or_ |= fpar_stp_[fpar_j_];                                            \
+    fpar_and_ &= fpar_stp_[fpar_j_];                                           \
+  }
 
 /* The ways a group's loops run a phase. */
 #define FPAR__PHASE_PLAIN 0   /* each call's state in place */
@@ -637,42 +660,42 @@ typedef struct fpar_phase_no_state {
  * dispatch below took 70 KB, more than a fiber's stack.  One generic loop
  * per argument variant runs every phase there, each call's state in
  * place (always correct; the other loops are only faster). */
-#define FPAR__PHASE_DISPATCH(name, step, own)                                  \
+#define FPAR__PHASE_DISPATCH(name, step, own, split)                           \
   (void)fpar_uniform_;                                                         \
   return name##_fpar_group_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,      \
-                            fpar_stops_, fpar_resume_, FPAR__PHASE_PLAIN,      \
-                            own);
+                            fpar_stops_, fpar_resume_, FPAR__PHASE_PLAIN, own, \
+                            split);
 #else
-#define FPAR__PHASE_DISPATCH(name, step, own)                                  \
+#define FPAR__PHASE_DISPATCH(name, step, own, split)                           \
   if (fpar_uniform_ && (step) == 1) {                                          \
     switch (fpar_resume_) {                                                    \
-      FPAR__PHASE_CASES(name, FPAR__PHASE_UNIFORM, own)                        \
+      FPAR__PHASE_CASES(name, FPAR__PHASE_UNIFORM, own, split)                 \
     }                                                                          \
   }                                                                            \
   switch (fpar_resume_) {                                                      \
-    FPAR__PHASE_CASES(name, FPAR__PHASE_PLAIN, own)                            \
+    FPAR__PHASE_CASES(name, FPAR__PHASE_PLAIN, own, split)                     \
   default:                                                                     \
     return name##_fpar_group_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,    \
                               fpar_stops_, fpar_resume_, FPAR__PHASE_PLAIN,    \
-                              own);                                            \
+                              own, split);                                     \
   }
 #endif
 
 /* Resume indices 0 to 7, where the body's switch folds. */
-#define FPAR__PHASE_CASES(name, way, own)                                      \
-  FPAR__PHASE_CASE(name, 0, way, own)                                          \
-  FPAR__PHASE_CASE(name, 1, way, own)                                          \
-  FPAR__PHASE_CASE(name, 2, way, own)                                          \
-  FPAR__PHASE_CASE(name, 3, way, own)                                          \
-  FPAR__PHASE_CASE(name, 4, way, own)                                          \
-  FPAR__PHASE_CASE(name, 5, way, own)                                          \
-  FPAR__PHASE_CASE(name, 6, way, own)                                          \
-  FPAR__PHASE_CASE(name, 7, way, own)
+#define FPAR__PHASE_CASES(name, way, own, split)                               \
+  FPAR__PHASE_CASE(name, 0, way, own, split)                                   \
+  FPAR__PHASE_CASE(name, 1, way, own, split)                                   \
+  FPAR__PHASE_CASE(name, 2, way, own, split)                                   \
+  FPAR__PHASE_CASE(name, 3, way, own, split)                                   \
+  FPAR__PHASE_CASE(name, 4, way, own, split)                                   \
+  FPAR__PHASE_CASE(name, 5, way, own, split)                                   \
+  FPAR__PHASE_CASE(name, 6, way, own, split)                                   \
+  FPAR__PHASE_CASE(name, 7, way, own, split)
 
-#define FPAR__PHASE_CASE(name, k, way, own)                                    \
+#define FPAR__PHASE_CASE(name, k, way, own, split)                             \
   case k:                                                                      \
     return name##_fpar_group_(fpar_it_, fpar_args_, fpar_lm_, fpar_states_,    \
-                              fpar_stops_, k, way, own);
+                              fpar_stops_, k, way, own, split);
 
 /* fpar_a_: the arguments the calls of a phase receive.  Arguments by value
  * are the launch's, which kernels only read: the calls then receive a
