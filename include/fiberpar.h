@@ -1276,11 +1276,14 @@ typedef struct fpar_kernel fpar_kernel;
  *  fibers|debug|loops-fused|loops-split). */
 typedef enum fpar_phase_mode {
   FPAR_PHASE_DEFAULT = 0, /**< FIBERPAR_PHASE, else FPAR_PHASE_LOOPS */
-  FPAR_PHASE_LOOPS,       /**< each phase as one loop over the work-items */
-  FPAR_PHASE_FIBERS,      /**< each work-item a fiber, as a kernel with
-                               fpar_barrier() (the reference) */
-  FPAR_PHASE_DEBUG,       /**< loops in reverse order, per-item state and
-                               stack poisoned, no inlining */
+  /** Each phase as one loop over the work-items, in whichever of its two
+   *  forms (FUSED, SPLIT below) each worker measured faster on its first
+   *  groups of the kernel. */
+  FPAR_PHASE_LOOPS,
+  FPAR_PHASE_FIBERS, /**< each work-item a fiber, as a kernel with
+                          fpar_barrier() (the reference) */
+  FPAR_PHASE_DEBUG,  /**< loops in reverse order, per-item state and
+                          stack poisoned, no inlining */
   /** As loops, in the form whose item loops fold where each call stopped
    *  into the group's check as they go (a lane kernel's only form). */
   FPAR_PHASE_LOOPS_FUSED,

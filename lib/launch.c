@@ -264,10 +264,13 @@ static int fpar__launch_phase(fpar__launch_spec *l, const fpar_launch_desc *d) {
     return 0;
   l->model = FPAR__PHASE;
   l->run_group = fpar__phase_run_group;
+  /* Loops run each phase in the form the worker measures faster, when the
+   * kernel has two (sched/group/phase_choice.c). */
   l->phase_rows = mode == FPAR_PHASE_DEBUG ? k->phase_debug_rows
                   : mode == FPAR_PHASE_LOOPS_SPLIT && k->phase_split_rows
                       ? k->phase_split_rows
                       : k->phase_rows;
+  l->phase_split_rows = mode == FPAR_PHASE_LOOPS ? k->phase_split_rows : NULL;
   l->phase_debug = mode == FPAR_PHASE_DEBUG;
   l->state_size = k->state_size;
   l->state_align = k->state_align;

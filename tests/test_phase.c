@@ -103,6 +103,35 @@ START_TEST(test_reduce_odd_sizes) {
 }
 END_TEST
 
+/* As loops, each worker runs its first groups of a kernel on one form of
+ * the loops and then the other, until it has timed both on each phase,
+ * and the rest on the faster: launch after launch, with rows whose last
+ * chunk is short (60 = 3 x 16 + 12), every group's sum must stay exact. */
+START_TEST(test_forms_many_groups) {
+  fpar_test_env e;
+  const size_t L = 60, groups = 400, n = L * groups;
+  uint64_t *in = malloc(n * 8), *out = malloc(groups * 8), *want;
+  reduce_args a = {in, out};
+
+  want = calloc(groups, 8);
+  fpar_test_env_init(&e, 2);
+  for (size_t i = 0; i < n; i++) {
+    in[i] = test_value(i);
+    want[i / L] += in[i];
+  }
+  for (int launch = 0; launch < 8; launch++) {
+    memset(out, 0xa5, groups * 8);
+    run_ok(&e, &phase_reduce, fpar_range1(n), fpar_range1(L), &a,
+           FPAR_PHASE_LOOPS, NULL, 0);
+    for (size_t g = 0; g < groups; g++)
+      ck_assert_msg(out[g] == want[g], "launch %d: group %zu sum wrong", launch,
+                    g);
+  }
+  fpar_test_env_fini(&e);
+  free(in), free(out), free(want);
+}
+END_TEST
+
 /* ---- Every id query in 3-D, with a mirrored exchange -------------------- */
 
 typedef struct id_record {
@@ -987,6 +1016,7 @@ static Suite *phase_suite(void) {
                       sizeof scan_sizes / sizeof *scan_sizes);
   tcase_add_loop_test(tc, test_local_struct, 0,
                       sizeof hist_sizes / sizeof *hist_sizes);
+  tcase_add_test(tc, test_forms_many_groups);
   tcase_add_test(tc, test_float_bits_agree);
   tcase_add_test(tc, test_state_memory_grows);
   tcase_add_test(tc, test_stateless);

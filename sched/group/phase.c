@@ -11,7 +11,9 @@
  * stop with work-item 0's.  Only when something differs is the record
  * searched for the first work-item that strayed, and the message says what
  * the fibers would say.  So the check costs a store and two logic
- * operations per call.
+ * operations per call.  A scalar kernel has two row runners, which fold
+ * the stops in the item loops or after them; the worker measures which
+ * runs each phase faster (phase_choice.c).
  *
  * The states (the values a call keeps across barriers) and the stop
  * records are the worker's, grown on demand and reused by every group.
@@ -22,10 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/base/clock.h"
 #include "sched/group/collective_combine.h"
 #include "sched/group/group.h"
 #include "sched/group/message.h"
 #include "sched/group/phase.h"
+#include "sched/group/phase_choice.h"
 
 /* The worker's FPAR__SLOT_PHASE: one state and one stop record per call
  * of a group, grown on demand, reused by every group. */
@@ -35,6 +39,7 @@ typedef struct fpar__phase_mem {
   const void *cleared_for; /* the launch whose states were zeroed */
   unsigned *stops;
   size_t num_stops;
+  fpar__phase_choices *choices; /* which runner runs which phase */
 } fpar__phase_mem;
 _Static_assert(sizeof(fpar__phase_mem) <= FPAR__SLOT_BYTES,
                "the phase loops' state fits its slot");
@@ -45,6 +50,7 @@ static void fpar__phase_mem_free(void *state) {
 
   free(m->states);
   free(m->stops);
+  fpar__phase_choices_free(m->choices);
 }
 
 /* Memory of the group being started, grown if the launch needs more. */
@@ -131,27 +137,37 @@ static int fpar__phase_uniform(const char *s, size_t size, size_t n) {
  * stopped. */
 static unsigned fpar__phase_step(fpar__worker *w, const fpar_item *it,
                                  void *local, const fpar__phase_mem *m,
-                                 unsigned resume) {
+                                 fpar__phase_trial *t, unsigned resume) {
   const fpar__launch *l = w->launch;
   int uniform = resume == 0 ||
                 fpar__phase_uniform(m->states, l->spec.state_size, w->run.size);
   int by_value = l->spec.args == (const void *)l->arg_copy;
+  fpar_phase_rows_fn rows = fpar__phase_trial_rows(t, &l->spec, resume);
+  uint64_t start = 0;
 
-  if (l->spec.phase_rows(it, l->spec.args, local, m->states, m->stops, resume,
-                         uniform, by_value) != 0)
+  if (rows == NULL) {
+    rows = t->tried;
+    start = fpar__now_ns();
+  }
+  if (rows(it, l->spec.args, local, m->states, m->stops, resume, uniform,
+           by_value) != 0)
     fpar__phase_mismatch(w, m->stops);
+  if (start != 0)
+    fpar__phase_trial_took(t, resume, fpar__now_ns() - start);
   return m->stops[0];
 }
 
 void fpar__phase_run_group(fpar__worker *w, size_t linear) {
   const fpar__launch *l = w->launch;
   fpar__phase_mem *m;
+  fpar__phase_trial trial;
   void *local = NULL;
   fpar_item it;
   unsigned stop = 0;
 
   fpar__group_begin(w, linear, &it);
   m = fpar__phase_mem_for(w);
+  fpar__phase_trial_begin(&m->choices, &l->spec, &trial);
   if (l->spec.phase_debug) {
     memset(m->states, 0xff, l->spec.group_fibers * l->spec.state_size);
     m->cleared_for = NULL;
@@ -170,12 +186,13 @@ void fpar__phase_run_group(fpar__worker *w, size_t linear) {
    * store them in the slots themselves. */
   w->run.view.phase_slots = fpar__collective_reserve(w, fpar__group_items(&it));
   for (;;) {
-    stop = fpar__phase_step(w, &it, local, m, stop & 0xffu);
+    stop = fpar__phase_step(w, &it, local, m, &trial, stop & 0xffu);
     fpar__collective_combine_phase(w, &it);
     if (stop == 0)
       break;
     w->run.barriers++;
   }
+  fpar__phase_trial_end(&trial, &l->spec);
   fpar__group_end(w);
 }
 

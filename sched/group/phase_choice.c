@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/* phase_choice.c - the choice between a phase kernel's two row runners
+ * (<fiberpar/phase.h>): one folds the calls' stops into its item loops,
+ * the other after each row.  The fold is a reduction, and with it GCC
+ * leaves about half of the item loops it would otherwise vectorize
+ * scalar; vectorized, some phases run twice as fast, others slower (a
+ * loop that runs both sides of every test on every work-item, or the
+ * masks of a few active ones).  Nothing at compile time tells which, so
+ * each worker measures.
+ *
+ * The worker's groups of a kernel go in pairs, one group on each runner,
+ * the order alternating from pair to pair (fused, split; split, fused;
+ * ...) so that neither runner always comes first after a launch starts.
+ * In each pair, each phase (by the barrier it resumes after) compares
+ * the two groups' time in it, and once the pairs agree (fpar__choice_pair)
+ * the phase keeps one runner and runs untimed on the worker from then on:
+ * after 2 to 8 pairs, the first pair not counted (its caches are cold).
+ * A pair's groups are alike in most kernels (the same code on other
+ * data), and a majority of pairs keeps one group that a page fault or a
+ * preemption slowed from deciding.  A phase's time includes two reads of
+ * the clock, tens of nanoseconds in a virtual machine: for the smallest
+ * phases the choice is a coin toss between runners that differ by less.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/group/phase_choice.h"
+
+/* Pairs of groups a phase is tried on, and how much faster the split
+ * runner must be in a pair to count (in 32nds: 31/32, 3%). */
+#define FPAR__CHOICE_PAIRS 8
+#define FPAR__CHOICE_MARGIN 31
+#define FPAR__CHOICE_SCORE 4
+
+/* Kernels a worker remembers, and the entries a lookup probes. */
+#define FPAR__CHOICE_KERNELS 64
+#define FPAR__CHOICE_PROBES 8
+
+struct fpar__phase_choices {
+  fpar__phase_choice kernel[FPAR__CHOICE_KERNELS];
+  fpar__phase_choice *last; /* the entry found last */
+};
+
+/* The kernel's entry: its own, else a free one near its hash, else the
+ * one at its hash, started afresh. */
+static fpar__phase_choice *fpar__choice_find(fpar__phase_choices *table,
+                                             fpar_phase_rows_fn rows) {
+  uint64_t h = (uint64_t)(uintptr_t)rows * 0x9e3779b97f4a7c15u;
+  unsigned at = (unsigned)(h >> 58), k;
+  fpar__phase_choice *c;
+
+  for (k = 0; k < FPAR__CHOICE_PROBES; k++) {
+    c = &table->kernel[(at + k) % FPAR__CHOICE_KERNELS];
+    if (c->rows == rows)
+      return c;
+    if (c->rows == NULL)
+      break;
+  }
+  if (k == FPAR__CHOICE_PROBES)
+    c = &table->kernel[at];
+  *c = (fpar__phase_choice){.rows = rows};
+  return c;
+}
+
+void fpar__phase_trial_begin(fpar__phase_choices **table,
+                             const fpar__launch_spec *l, fpar__phase_trial *t) {
+  fpar__phase_choice *c;
+  uint32_t g;
+
+  t->choice = NULL;
+  if (l->phase_split_rows == NULL)
+    return;
+  if (*table == NULL && (*table = calloc(1, sizeof **table)) == NULL)
+    return;
+  c = (*table)->last;
+  if (c == NULL || c->rows != l->phase_rows)
+    c = (*table)->last = fpar__choice_find(*table, l->phase_rows);
+  t->choice = c;
+  /* Pairs alternate which runner goes first: fused, split; split, fused. */
+  g = c->groups++;
+  t->tried = (g ^ (g >> 1)) & 1 ? l->phase_split_rows : l->phase_rows;
+  t->second = (int)(g & 1);
+  t->timed = 0;
+  memset(t->ns, 0, sizeof t->ns);
+}
+
+/* The pair's second group ran the phase in ns (split: on the split
+ * runner): count the pair.  Returns 1 when the phase takes the split
+ * runner, -1 the fused one, 0 while undecided: once one runner has won a
+ * majority of FPAR__CHOICE_PAIRS pairs, or sooner when the score says so.
+ * Each pair adds 1 to it when the split runner was faster (by
+ * FPAR__CHOICE_MARGIN), 2 when it took less than 3/4 of the fused one's
+ * time, and takes 1 away otherwise, 2 when it took more than 4/3: two
+ * pairs that agree by a quarter decide. */
+static int fpar__choice_pair(fpar__phase_verdict *v, int split, uint64_t ns) {
+  uint64_t split_ns = split ? ns : v->first_ns;
+  uint64_t fused_ns = split ? v->first_ns : ns;
+  int faster = split_ns * 32 < fused_ns * FPAR__CHOICE_MARGIN;
+
+  v->first_ns = 0;
+  v->pairs++;
+  v->split_faster += faster;
+  v->score += faster ? (split_ns * 4 < fused_ns * 3 ? 2 : 1)
+                     : (split_ns * 3 > fused_ns * 4 ? -2 : -1);
+  if (v->score >= FPAR__CHOICE_SCORE ||
+      2 * v->split_faster > FPAR__CHOICE_PAIRS)
+    return 1;
+  if (v->score <= -FPAR__CHOICE_SCORE ||
+      2 * (v->pairs - v->split_faster) >= FPAR__CHOICE_PAIRS)
+    return -1;
+  return 0;
+}
+
+void fpar__phase_trial_end(fpar__phase_trial *t, const fpar__launch_spec *l) {
+  fpar__phase_choice *c = t->choice;
+  unsigned k;
+
+  /* The first pair of groups finds cold caches: it does not count. */
+  if (c == NULL || !t->timed || c->groups <= 2)
+    return;
+  for (k = 0; k < FPAR__CHOICE_PHASES; k++) {
+    fpar__phase_verdict *v = &c->phase[k];
+    int verdict;
+
+    if (t->ns[k] == 0 || c->chosen[k] != NULL)
+      continue;
+    if (!t->second) {
+      v->first_ns = t->ns[k];
+      continue;
+    }
+    if (v->first_ns == 0)
+      continue;
+    verdict = fpar__choice_pair(v, t->tried == l->phase_split_rows, t->ns[k]);
+    if (verdict != 0)
+      c->chosen[k] = verdict > 0 ? l->phase_split_rows : l->phase_rows;
+  }
+}
+
+void fpar__phase_choices_free(fpar__phase_choices *table) {
+  free(table);
+}
