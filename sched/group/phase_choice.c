@@ -41,24 +41,34 @@ struct fpar__phase_choices {
   fpar__phase_choice *last; /* the entry found last */
 };
 
+/* Whether c is the entry of launch l's kernel.  Both runners are the
+ * key: a kernel unloaded with its library (dlclose) and another loaded
+ * at the same addresses then share an entry whose chosen runners are
+ * the new kernel's own. */
+static int fpar__choice_is(const fpar__phase_choice *c,
+                           const fpar__launch_spec *l) {
+  return c->rows == l->phase_rows && c->split_rows == l->phase_split_rows;
+}
+
 /* The kernel's entry: its own, else a free one near its hash, else the
  * one at its hash, started afresh. */
 static fpar__phase_choice *fpar__choice_find(fpar__phase_choices *table,
-                                             fpar_phase_rows_fn rows) {
-  uint64_t h = (uint64_t)(uintptr_t)rows * 0x9e3779b97f4a7c15u;
+                                             const fpar__launch_spec *l) {
+  uint64_t h = (uint64_t)(uintptr_t)l->phase_rows * 0x9e3779b97f4a7c15u;
   unsigned at = (unsigned)(h >> 58), k;
   fpar__phase_choice *c;
 
   for (k = 0; k < FPAR__CHOICE_PROBES; k++) {
     c = &table->kernel[(at + k) % FPAR__CHOICE_KERNELS];
-    if (c->rows == rows)
+    if (fpar__choice_is(c, l))
       return c;
     if (c->rows == NULL)
       break;
   }
   if (k == FPAR__CHOICE_PROBES)
     c = &table->kernel[at];
-  *c = (fpar__phase_choice){.rows = rows};
+  *c = (fpar__phase_choice){.rows = l->phase_rows,
+                            .split_rows = l->phase_split_rows};
   return c;
 }
 
@@ -73,8 +83,8 @@ void fpar__phase_trial_begin(fpar__phase_choices **table,
   if (*table == NULL && (*table = calloc(1, sizeof **table)) == NULL)
     return;
   c = (*table)->last;
-  if (c == NULL || c->rows != l->phase_rows)
-    c = (*table)->last = fpar__choice_find(*table, l->phase_rows);
+  if (c == NULL || !fpar__choice_is(c, l))
+    c = (*table)->last = fpar__choice_find(*table, l);
   t->choice = c;
   /* Pairs alternate which runner goes first: fused, split; split, fused. */
   g = c->groups++;

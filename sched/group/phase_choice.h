@@ -19,10 +19,11 @@ typedef struct fpar__phase_verdict {
   signed char score;
 } fpar__phase_verdict;
 
-/* A kernel's choices on the worker, found by its fused runner. */
+/* A kernel's choices on the worker, found by its runners. */
 typedef struct fpar__phase_choice {
-  fpar_phase_rows_fn rows; /* the kernel's fused runner; NULL: unused */
-  uint32_t groups;         /* groups of the kernel the worker started */
+  fpar_phase_rows_fn rows;       /* the kernel's fused runner; NULL: unused */
+  fpar_phase_rows_fn split_rows; /* and its split one */
+  uint32_t groups;               /* groups of the kernel the worker started */
   fpar_phase_rows_fn chosen[FPAR__CHOICE_PHASES]; /* NULL: on trial */
   fpar__phase_verdict phase[FPAR__CHOICE_PHASES];
 } fpar__phase_choice;
