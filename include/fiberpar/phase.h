@@ -77,7 +77,10 @@
  * the order of work-items within a phase or on locals kept across a
  * barrier come out different from the fiber run).  In fibers and debug
  * modes the state starts filled with 0xff bytes (NaN as float or double),
- * so a state field read before it is written shows.
+ * so a state field read before it is written shows.  As loops, a scalar
+ * kernel's phases each run in the faster of two compiled forms, which
+ * every worker times on its first groups of the kernel; loops-fused and
+ * loops-split pin one (docs/phase-kernels.md).
  */
 #ifndef FIBERPAR_PHASE_H
 #define FIBERPAR_PHASE_H
