@@ -7,7 +7,8 @@
  * three must also agree bit for bit.  Shapes include odd group sizes and
  * 3-D ranges.  Divergence must be reported by loops and fibers alike.
  * This file is also built against the ucontext switch
- * (tests/test_phase_ucontext) for the fiber runs.
+ * (tests/test_phase_ucontext) for the fiber runs, and there with one form
+ * of the loops (FPAR_PHASE_ONE_FORM).
  */
 #include <math.h>
 #include <stdint.h>
@@ -113,6 +114,12 @@ START_TEST(test_forms_many_groups) {
   uint64_t *in = malloc(n * 8), *out = malloc(groups * 8), *want;
   reduce_args a = {in, out};
 
+  /* test_phase_ucontext compiles one form (FPAR_PHASE_ONE_FORM). */
+#ifdef FPAR_PHASE_ONE_FORM
+  ck_assert_ptr_null(phase_reduce.phase_split_rows);
+#else
+  ck_assert_ptr_nonnull(phase_reduce.phase_split_rows);
+#endif
   want = calloc(groups, 8);
   fpar_test_env_init(&e, 2);
   for (size_t i = 0; i < n; i++) {

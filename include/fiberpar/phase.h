@@ -499,7 +499,7 @@ typedef struct fpar_phase_no_state {
                               0);                                              \
   }                                                                            \
   FPAR__PHASE_ROWS(name, name##_fpar_rows_, step, 0)                           \
-  FPAR__PHASE_ROWS(name, name##_fpar_split_rows_, step, 1)                     \
+  FPAR__PHASE_SPLIT_ROWS(name, step)                                           \
   FPAR__PHASE_RUNNERS_WARN_POP                                                 \
   static void name##_fpar_fibers_(fpar_item *fpar_it_, void *fpar_args_) {     \
     state_type fpar_st_;                                                       \
@@ -529,8 +529,7 @@ typedef struct fpar_phase_no_state {
                                    step,                                       \
                                    name##_fpar_rows_,                          \
                                    name##_fpar_debug_rows_,                    \
-                                   (step) == 1 ? name##_fpar_split_rows_       \
-                                               : NULL,                         \
+                                   FPAR__PHASE_SPLIT_RUNNER(name, step),       \
                                    sizeof(state_type),                         \
                                    __alignof__(state_type),                    \
                                    (local_size),                               \
@@ -560,6 +559,21 @@ typedef struct fpar_phase_no_state {
     }                                                                          \
     FPAR__PHASE_DISPATCH(name, step, 0, split)                                 \
   }
+
+/* The split runner, left out where FPAR_PHASE_ONE_FORM is defined before
+ * <fiberpar.h> is included: the row runners take most of a phase
+ * kernel's compile time and code, and with one form each takes half (in
+ * examples/real, 27 s against 59 for lud.c and scan.c); loops then run
+ * the fused form.  Lane kernels have no split runner. */
+#ifdef FPAR_PHASE_ONE_FORM
+#define FPAR__PHASE_SPLIT_ROWS(name, step)
+#define FPAR__PHASE_SPLIT_RUNNER(name, step) NULL
+#else
+#define FPAR__PHASE_SPLIT_ROWS(name, step)                                     \
+  FPAR__PHASE_ROWS(name, name##_fpar_split_rows_, step, 1)
+#define FPAR__PHASE_SPLIT_RUNNER(name, step)                                   \
+  ((step) == 1 ? name##_fpar_split_rows_ : NULL)
+#endif
 
 /* The calls of a phase run in chunks of FPAR__PHASE_CHUNK work-items: an
  * inner loop whose count is a constant is one GCC vectorizes at -O2 (its
