@@ -213,20 +213,13 @@ START_TEST(test_many_kernels) {
           launch_of((fpar_phase_rows_fn)(uintptr_t)code[f],
                     (fpar_phase_rows_fn)(uintptr_t)code[kernels + k]);
 
+      /* Split faster: six groups decide for kernel k's split runner. */
       for (int g = 0; g < 8; g++) {
-        fpar__phase_trial t;
         fpar_phase_rows_fn rows;
 
-        /* Split faster: six groups decide for kernel k's split runner. */
-        fpar__phase_trial_begin(&table, &l, &t);
-        rows = fpar__phase_trial_rows(&t, &l, 0);
-        if (rows == NULL) {
-          rows = t.tried;
-          fpar__phase_trial_took(&t, 0, rows == l.phase_split_rows ? 10 : 30);
-        }
+        group(&table, &l, 0, 30, 10, &rows);
         ck_assert_msg(rows == l.phase_rows || rows == l.phase_split_rows,
                       "kernel %d ran another kernel's runner", k);
-        fpar__phase_trial_end(&t, &l);
       }
     }
   fpar__phase_choices_free(table);
