@@ -625,6 +625,57 @@ START_TEST(test_short_groups_run_once) {
 }
 END_TEST
 
+/* A thread held up in a group holds back at most the rest of the batch it
+ * took that group in: the workers' batches grow over thousands of short
+ * groups to at most 32 positions (sched/group/worker.c), so a group in the
+ * middle that waits until all but 31 of the others have run sees them run
+ * by the other worker and the waiting host, instead of waiting out its 10
+ * seconds. */
+#define HELD_GROUPS 20000
+#define HELD_AT (HELD_GROUPS / 4)
+#define HELD_BACK_MOST 31
+
+typedef struct held_args {
+  atomic_uint done; /* groups other than HELD_AT finished */
+  atomic_uint saw;  /* what HELD_AT saw of done when it stopped waiting */
+} held_args;
+
+static void held_group(fpar_item *it, void *p) {
+  held_args *a = p;
+  const unsigned want = HELD_GROUPS - 1 - HELD_BACK_MOST;
+  struct timespec t0, t;
+
+  if (fpar_group_id(it, 0) != HELD_AT) {
+    atomic_fetch_add(&a->done, 1);
+    return;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do {
+    sched_yield();
+    clock_gettime(CLOCK_MONOTONIC, &t);
+  } while (atomic_load(&a->done) < want && t.tv_sec - t0.tv_sec < 10);
+  atomic_store(&a->saw, atomic_load(&a->done));
+}
+
+START_TEST(test_held_group_holds_back_little) {
+  held_args a;
+  fpar_test_env e;
+
+  fpar_test_env_init(&e, 2);
+  atomic_init(&a.done, 0);
+  atomic_init(&a.saw, 0);
+  ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(HELD_GROUPS),
+                                      fpar_range1(1), held_group, &a, NULL));
+  ck_assert_fpar_ok(fpar_queue_wait(e.q));
+  ck_assert_msg(atomic_load(&a.saw) >= HELD_GROUPS - 1 - HELD_BACK_MOST,
+                "the held group saw %u of the other %u groups run: its "
+                "thread held back more than %u",
+                atomic_load(&a.saw), HELD_GROUPS - 1, HELD_BACK_MOST);
+  ck_assert_uint_eq(atomic_load(&a.done), HELD_GROUPS - 1);
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 /* Past the 2^20th launch, where the scheduler restamps the chunk words
  * (sched/base/group_claim.h): launches of 1, 2 and 3 groups, some of whose
  * chunks stay empty for a while, each group run exactly once.  Queued
@@ -961,6 +1012,7 @@ static Suite *launch_path_suite(void) {
   tcase_add_test(tc, test_wait_in_uv_callback);
   tcase_add_loop_test(tc, test_short_groups_run_once, 0,
                       (int)(sizeof claim_schedules / sizeof *claim_schedules));
+  tcase_add_test(tc, test_held_group_holds_back_little);
 #if !FPAR_TEST_SANITIZED
   tcase_add_test(tc, test_groups_once_across_restamps);
 #endif

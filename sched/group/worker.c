@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/base/clock.h"
 #include "sched/fiber/context.h"
 #include "sched/fiber/sanitizer.h"
 #include "sched/group/race.h"
@@ -20,9 +21,39 @@
 __thread fpar__worker *fpar__self __attribute__((tls_model("initial-exec")));
 
 /* A worker takes a share of what is left of a chunk at once (group_claim.h),
- * up to FPAR__BATCH_MAX positions: the cap bounds what a descheduled
- * worker can hold back from the others. */
-#define FPAR__BATCH_MAX 4u
+ * up to batch_cap positions: the cap bounds what a worker can hold back
+ * from the others, descheduled or running groups that turned long.  It is
+ * FPAR__BATCH_MIN at a launch's start and doubles, up to FPAR__BATCH_MAX,
+ * while a batch of twice as many would still run in less than
+ * FPAR__BATCH_NS: a launch of short groups costs one atomic take per tens
+ * of groups instead of one per few, one of long groups keeps the small
+ * batches.  The clock is read at each take from the second of a launch
+ * until the cap settles. */
+#define FPAR__BATCH_MIN 4u
+#define FPAR__BATCH_MAX 32u
+#define FPAR__BATCH_NS 4000u
+/* batch_since before the second take of a launch, and once the cap has
+ * stopped growing. */
+#define FPAR__BATCH_UNTIMED 0u
+#define FPAR__BATCH_SETTLED UINT64_MAX
+
+/* The cap of the take about to be made. */
+static size_t fpar__worker_batch_cap(fpar__worker *w) {
+  uint64_t now;
+
+  if (w->batch_since == FPAR__BATCH_SETTLED)
+    return w->batch_cap;
+  now = fpar__now_ns();
+  if (w->batch_since != FPAR__BATCH_UNTIMED) {
+    if (2 * (now - w->batch_since) < FPAR__BATCH_NS &&
+        w->batch_cap < FPAR__BATCH_MAX)
+      w->batch_cap *= 2;
+    else
+      now = FPAR__BATCH_SETTLED;
+  }
+  w->batch_since = now;
+  return w->batch_cap;
+}
 
 /* Take positions of the worker's launch into its batch, from its home
  * chunk first; 0 when none are left.  Helpers take batches too: a helper
@@ -31,13 +62,13 @@ __thread fpar__worker *fpar__self __attribute__((tls_model("initial-exec")));
  * which cannot complete while the helper holds groups of it; only a
  * launch that completes between the look and the take costs the host a
  * batch of the next launch before it returns. */
-static int fpar__worker_take(fpar__worker *w) {
+static int fpar__worker_take(fpar__worker *w, size_t most) {
   unsigned n = w->num_chunks, i, k;
   size_t got, first;
 
   for (i = 0, k = w->home; i < n; i++, k = k + 1 == n ? 0 : k + 1)
-    if ((got = fpar__claim_take(w->claims, &w->launch_claim, k, FPAR__BATCH_MAX,
-                                &first))) {
+    if ((got =
+             fpar__claim_take(w->claims, &w->launch_claim, k, most, &first))) {
       w->batch_next = first;
       w->batch_end = first + got;
       return 1;
@@ -47,14 +78,17 @@ static int fpar__worker_take(fpar__worker *w) {
 
 int fpar__worker_take_first(fpar__worker *w, uint64_t seq, size_t groups) {
   fpar__claim_launch_init(&w->launch_claim, seq, groups, w->num_chunks);
-  return fpar__worker_take(w);
+  w->batch_cap = FPAR__BATCH_MIN;
+  w->batch_since = FPAR__BATCH_UNTIMED;
+  return fpar__worker_take(w, FPAR__BATCH_MIN);
 }
 
 /* The next position the worker runs: from its batch, else from a new
  * take. */
 static int fpar__worker_next_position(fpar__worker *w, size_t *pos) {
   if (w->batch_next == w->batch_end &&
-      ((w->until != NULL && w->until(w->until_arg)) || !fpar__worker_take(w)))
+      ((w->until != NULL && w->until(w->until_arg)) ||
+       !fpar__worker_take(w, fpar__worker_batch_cap(w))))
     return 0;
   *pos = w->batch_next++;
   return 1;

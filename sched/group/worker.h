@@ -185,6 +185,10 @@ typedef struct fpar__worker {
   void *runner_ctx;   /* work-item 0, which also takes the groups */
   /* Positions it claimed in one take and has not run yet: [next, end). */
   size_t batch_next, batch_end;
+  /* The most positions a take of this launch may claim, and when the
+   * batch being run was taken (worker.c: FPAR__BATCH_*). */
+  size_t batch_cap;
+  uint64_t batch_since;
   fpar__stack_pool stacks;
   fpar__copystack copy;
   size_t cap_ctx; /* entries of run.ctx */
