@@ -197,6 +197,7 @@ typedef struct group_args {
   unsigned *calls;    /* per work group */
   group_record *seen; /* per work group */
   unsigned stray;     /* calls with an id beyond the launch */
+  int scribble;       /* overwrite each group once it is recorded */
 } group_args;
 
 static void record_work_group(fpar_group *g, void *p) {
@@ -211,10 +212,16 @@ static void record_work_group(fpar_group *g, void *p) {
   }
   __atomic_add_fetch(&a->calls[at], 1, __ATOMIC_RELAXED);
   record_group(g, &a->seen[at]);
+  /* The group is the function's to write: the next group of the worker
+   * must not see it. */
+  if (a->scribble)
+    memset(g, 0x5a, sizeof *g);
 }
 
+/* Each shape twice: the second time each group function overwrites its
+ * group after recording it. */
 START_TEST(test_group_function_once_per_work_group) {
-  const shape *s = &shapes[_i];
+  const shape *s = &shapes[_i % NSHAPES];
   size_t n = fpar_test_volume(s->groups.size), at, id[3];
   group_args a;
   group_record want;
@@ -225,6 +232,7 @@ START_TEST(test_group_function_once_per_work_group) {
   a.calls = calloc(n, sizeof *a.calls);
   a.seen = calloc(n, sizeof *a.seen);
   a.stray = 0;
+  a.scribble = _i >= (int)NSHAPES;
   fpar_test_env_init(&e, 2);
   run_scoped(&e, s->groups, s->size, record_work_group, &a);
   ck_assert_uint_eq(a.stray, 0);
@@ -1994,7 +2002,8 @@ static Suite *scoped_suite(void) {
   TCase *tc;
 
   tc = fpar_test_case("groups");
-  tcase_add_loop_test(tc, test_group_function_once_per_work_group, 0, NSHAPES);
+  tcase_add_loop_test(tc, test_group_function_once_per_work_group, 0,
+                      2 * NSHAPES);
   suite_add_tcase(s, tc);
 
   tc = fpar_test_case("items");

@@ -66,24 +66,46 @@ fpar__worker *fpar__check_group_op(const fpar_group *g, const char *op) {
 
 /* ---- Running a work group ---------------------------------------------- */
 
-void fpar__run_group_function(fpar__worker *w, size_t linear) {
+/* The work group of w's launch but for its id and origin, built once per
+ * launch: each group copies it, so that what a group function writes
+ * into its group is not the next group's. */
+static const fpar_group *fpar__group_template(fpar__worker *w) {
   const fpar__launch *l = w->launch;
-  fpar_group wg;
+  fpar_group *t = &w->group_template;
   unsigned d;
 
-  wg.dims = l->spec.geo.dims;
-  wg.scope = FPAR_FENCE_WORK_GROUP;
-  fpar__worker_locate(w, linear); /* also for fault messages */
-  memcpy(wg.id, w->run.group_id, sizeof wg.id);
+  if (w->group_template_seq == w->launch_claim.seq)
+    return t;
+  memset(t, 0, sizeof *t);
+  t->dims = l->spec.geo.dims;
+  t->scope = FPAR_FENCE_WORK_GROUP;
   for (d = 0; d < 3; d++) {
-    wg.range[d] = l->spec.geo.group_range[d];
-    wg.local_range[d] = l->spec.geo.local_range[d];
-    wg.offset[d] = 0;
-    wg.physical_range[d] = l->spec.physical_size[d];
-    wg.global_origin[d] = wg.id[d] * wg.local_range[d];
-    wg.global_range[d] = l->spec.geo.global_range[d];
+    t->range[d] = l->spec.geo.group_range[d];
+    t->local_range[d] = l->spec.geo.local_range[d];
+    t->physical_range[d] = l->spec.physical_size[d];
+    t->global_range[d] = l->spec.geo.global_range[d];
   }
-  wg.parent = NULL;
+  w->group_template_seq = w->launch_claim.seq;
+  return t;
+}
+
+void fpar__run_group_function(fpar__worker *w, size_t linear) {
+  const fpar__launch *l = w->launch;
+  const fpar_group *t = fpar__group_template(w);
+  fpar_group wg = *t;
+  unsigned d;
+
+  fpar__worker_locate(w, linear); /* also for fault messages */
+  for (d = 0; d < 3; d++) {
+    /* One id at a time: a load of two at once, which GCC's vectorizer
+     * makes of this loop, would wait on the locate's 8-byte stores of
+     * them (a failed store forward, a nanosecond a group). */
+    size_t id = w->run.group_id[d];
+
+    __asm__("" : "+r"(id));
+    wg.id[d] = id;
+    wg.global_origin[d] = id * t->local_range[d];
+  }
   fpar__race_group_start(w, "the group function");
   fpar__nesting(w)->innermost = &wg;
   fpar__nesting(w)->inside = NULL;

@@ -189,6 +189,11 @@ typedef struct fpar__worker {
    * batch being run was taken (worker.c: FPAR__BATCH_*). */
   size_t batch_cap;
   uint64_t batch_since;
+  /* A scoped or hierarchical launch's work group but for its id and
+   * origin, built for launch group_template_seq (0: none yet) and copied
+   * for each group (scoped.c). */
+  fpar_group group_template;
+  uint64_t group_template_seq;
   fpar__stack_pool stacks;
   fpar__copystack copy;
   size_t cap_ctx; /* entries of run.ctx */
