@@ -27,33 +27,15 @@ __thread fpar__worker *fpar__self __attribute__((tls_model("initial-exec")));
  * while a batch of twice as many would still run in less than
  * FPAR__BATCH_NS: a launch of short groups costs one atomic take per tens
  * of groups instead of one per few, one of long groups keeps the small
- * batches.  The clock is read at each take from the second of a launch
- * until the cap settles. */
+ * batches.  The clock is read at the takes around a batch of a whole cap,
+ * from a launch's second batch until the cap settles. */
 #define FPAR__BATCH_MIN 4u
 #define FPAR__BATCH_MAX 32u
 #define FPAR__BATCH_NS 4000u
-/* batch_since before the second take of a launch, and once the cap has
- * stopped growing. */
+/* batch_since while the batch being run is not timed, and once the cap
+ * has stopped growing. */
 #define FPAR__BATCH_UNTIMED 0u
 #define FPAR__BATCH_SETTLED UINT64_MAX
-
-/* The cap of the take about to be made. */
-static size_t fpar__worker_batch_cap(fpar__worker *w) {
-  uint64_t now;
-
-  if (w->batch_since == FPAR__BATCH_SETTLED)
-    return w->batch_cap;
-  now = fpar__now_ns();
-  if (w->batch_since != FPAR__BATCH_UNTIMED) {
-    if (2 * (now - w->batch_since) < FPAR__BATCH_NS &&
-        w->batch_cap < FPAR__BATCH_MAX)
-      w->batch_cap *= 2;
-    else
-      now = FPAR__BATCH_SETTLED;
-  }
-  w->batch_since = now;
-  return w->batch_cap;
-}
 
 /* Take positions of the worker's launch into its batch, from its home
  * chunk first; 0 when none are left.  Helpers take batches too: a helper
@@ -76,10 +58,43 @@ static int fpar__worker_take(fpar__worker *w, size_t most) {
   return 0;
 }
 
+/* A take after a launch's first: with the cap doubled if the batch just
+ * run was timed and short, settled if it was timed and not.  Only a batch
+ * of a whole cap after the first is timed, so that a launch whose takes
+ * are smaller (a chunk's share, a stolen group) reads no clock.  The cap
+ * is reset here, not at the first take, which a worker makes as it finds
+ * the launch: two more stores there cost a launch of two short groups
+ * about 70 ns when launches queue up. */
+static int fpar__worker_take_more(fpar__worker *w) {
+  uint64_t now = 0;
+
+  if (w->batch_seq != w->launch_claim.seq) {
+    w->batch_seq = w->launch_claim.seq;
+    w->batch_cap = FPAR__BATCH_MIN;
+    w->batch_since = FPAR__BATCH_UNTIMED;
+  }
+  if (w->batch_since != FPAR__BATCH_UNTIMED &&
+      w->batch_since != FPAR__BATCH_SETTLED) {
+    now = fpar__now_ns();
+    if (2 * (now - w->batch_since) < FPAR__BATCH_NS &&
+        w->batch_cap < FPAR__BATCH_MAX)
+      w->batch_cap *= 2;
+    else
+      w->batch_since = FPAR__BATCH_SETTLED;
+  }
+  if (!fpar__worker_take(w, w->batch_cap))
+    return 0;
+  if (w->batch_since == FPAR__BATCH_SETTLED)
+    return 1;
+  if (w->batch_end - w->batch_next < w->batch_cap)
+    w->batch_since = FPAR__BATCH_UNTIMED;
+  else
+    w->batch_since = now != 0 ? now : fpar__now_ns();
+  return 1;
+}
+
 int fpar__worker_take_first(fpar__worker *w, uint64_t seq, size_t groups) {
   fpar__claim_launch_init(&w->launch_claim, seq, groups, w->num_chunks);
-  w->batch_cap = FPAR__BATCH_MIN;
-  w->batch_since = FPAR__BATCH_UNTIMED;
   return fpar__worker_take(w, FPAR__BATCH_MIN);
 }
 
@@ -88,7 +103,7 @@ int fpar__worker_take_first(fpar__worker *w, uint64_t seq, size_t groups) {
 static int fpar__worker_next_position(fpar__worker *w, size_t *pos) {
   if (w->batch_next == w->batch_end &&
       ((w->until != NULL && w->until(w->until_arg)) ||
-       !fpar__worker_take(w, fpar__worker_batch_cap(w))))
+       !fpar__worker_take_more(w)))
     return 0;
   *pos = w->batch_next++;
   return 1;

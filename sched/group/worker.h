@@ -185,10 +185,11 @@ typedef struct fpar__worker {
   void *runner_ctx;   /* work-item 0, which also takes the groups */
   /* Positions it claimed in one take and has not run yet: [next, end). */
   size_t batch_next, batch_end;
-  /* The most positions a take of this launch may claim, and when the
-   * batch being run was taken (worker.c: FPAR__BATCH_*). */
+  /* The most positions a take of launch batch_seq may claim, and when the
+   * batch being run was taken (worker.c: FPAR__BATCH_*); reset at a
+   * launch's second take. */
   size_t batch_cap;
-  uint64_t batch_since;
+  uint64_t batch_since, batch_seq;
   /* A scoped or hierarchical launch's work group but for its id and
    * origin, built for launch group_template_seq (0: none yet) and copied
    * for each group (scoped.c). */
