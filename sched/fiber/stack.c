@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* stack.c - fiber stack slots with guards (see stack.h). */
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,12 +13,15 @@
 #include "sched/machine/topo.h"
 
 #ifdef HAVE_VALGRIND_VALGRIND_H
+#include <valgrind/memcheck.h>
 #include <valgrind/valgrind.h>
 #define FPAR__STACK_REGISTER(lo, hi) VALGRIND_STACK_REGISTER(lo, hi)
 #define FPAR__STACK_DEREGISTER(id) VALGRIND_STACK_DEREGISTER(id)
+#define FPAR__STACK_ADDRESSABLE(lo, len) VALGRIND_MAKE_MEM_UNDEFINED(lo, len)
 #else
 #define FPAR__STACK_REGISTER(lo, hi) 0u
 #define FPAR__STACK_DEREGISTER(id) ((void)(id))
+#define FPAR__STACK_ADDRESSABLE(lo, len) ((void)(lo), (void)(len))
 #endif
 
 /* Slots a worker may hold at most, whatever the mapping budget: 8192
@@ -178,4 +182,9 @@ int fpar__stack_pool_find(const fpar__stack_pool *p, const void *addr,
     }
   }
   return 0;
+}
+
+void fpar__stack_copy_in(char *dst, const char *src, size_t len) {
+  FPAR__STACK_ADDRESSABLE(dst, len);
+  memcpy(dst, src, len);
 }

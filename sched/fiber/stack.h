@@ -86,6 +86,15 @@ static inline char *fpar__stack_hi(const fpar__stack_pool *p, size_t i) {
   return p->lo[i] + p->span - ((i * 64) & 2047);
 }
 
+/* Copy len bytes of saved frames to dst, on a slot of the pool, where a
+ * fiber is to resume them.  Valgrind's memcheck holds the part of a stack
+ * below the last stack pointer it saw there unaddressable, so the frames
+ * of a deeper fiber put back on a shared slot (copystack.h) would be
+ * written and read where it expects none: dst is made addressable first,
+ * its definedness then copied with the bytes.  A plain memcpy outside
+ * Valgrind. */
+void fpar__stack_copy_in(char *dst, const char *src, size_t len);
+
 /* If addr lies in slot i (its guard or its stack), store i in *slot and
  * whether addr is in the guard in *in_guard, and return 1; else return 0.
  * Async-signal-safe. */

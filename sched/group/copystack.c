@@ -6,6 +6,7 @@
 
 #include "sched/fiber/context.h"
 #include "sched/fiber/sanitizer.h"
+#include "sched/fiber/stack.h"
 #include "sched/group/abort.h"
 
 /* Move the live frames of fiber f off the shared slot. */
@@ -36,7 +37,7 @@ static void fpar__copier_restore(fpar__worker *w, size_t f) {
   const fpar__saved_stack *s = &w->copy.saved[f];
   char *top = fpar__stack_hi(&w->stacks, FPAR__COPY_SHARED_SLOT);
 
-  memcpy(top - s->len, s->bytes, s->len);
+  fpar__stack_copy_in(top - s->len, s->bytes, s->len);
 }
 
 /* The copier: resumed by the switch into any fiber but 0, it puts that
