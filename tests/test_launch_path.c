@@ -643,17 +643,16 @@ typedef struct held_args {
 static void held_group(fpar_item *it, void *p) {
   held_args *a = p;
   const unsigned want = HELD_GROUPS - 1 - HELD_BACK_MOST;
-  struct timespec t0, t;
+  uint64_t end;
 
   if (fpar_group_id(it, 0) != HELD_AT) {
     atomic_fetch_add(&a->done, 1);
     return;
   }
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  do {
+  end = now_ns() + 10000000000u;
+  do
     sched_yield();
-    clock_gettime(CLOCK_MONOTONIC, &t);
-  } while (atomic_load(&a->done) < want && t.tv_sec - t0.tv_sec < 10);
+  while (atomic_load(&a->done) < want && now_ns() < end);
   atomic_store(&a->saw, atomic_load(&a->done));
 }
 
