@@ -502,6 +502,95 @@ START_TEST(test_entry_stack_and_alignment) {
 }
 END_TEST
 
+/* ---- Results ------------------------------------------------------------ */
+
+/* The _result routines of each family, in the order of switches[]. */
+static const struct {
+  uint64_t (*u64)(void **save, void *load, const uint64_t *result);
+  uint32_t (*u32)(void **save, void *load, const uint64_t *result);
+  float (*f32)(void **save, void *load, const uint64_t *result);
+  double (*f64)(void **save, void *load, const uint64_t *result);
+} result_switches[] = {
+    {fpar__ctx_switch_result, fpar__ctx_switch_u32, fpar__ctx_switch_f32,
+     fpar__ctx_switch_f64},
+    {fpar__ctx_switch_shared_fpenv_result, fpar__ctx_switch_shared_fpenv_u32,
+     fpar__ctx_switch_shared_fpenv_f32, fpar__ctx_switch_shared_fpenv_f64},
+};
+
+typedef struct results {
+  unsigned family;
+  void *main_ctx, *fiber_ctx;
+  uint64_t to_main;  /* what main's switch finds when main is resumed */
+  uint64_t to_fiber; /* what the fiber's switch finds */
+  uint64_t fiber_got_u64;
+  float fiber_got_f32;
+} results;
+
+static uint64_t f32_bits_with_high(float f, uint32_t high) {
+  uint32_t u;
+
+  memcpy(&u, &f, sizeof u);
+  return (uint64_t)high << 32 | u;
+}
+
+static uint64_t f64_bits(double d) {
+  uint64_t u;
+
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+static void results_entry(void *arg) {
+  results *r = arg;
+  unsigned k = r->family;
+
+  r->to_main = 0x0123456789abcdefu; /* written after main was suspended */
+  r->fiber_got_u64 =
+      result_switches[k].u64(&r->fiber_ctx, r->main_ctx, &r->to_fiber);
+  r->to_main = 0xdeadbeef00000000u | 0x76543210u;
+  r->fiber_got_f32 =
+      result_switches[k].f32(&r->fiber_ctx, r->main_ctx, &r->to_fiber);
+  r->to_main = f64_bits(-0.375);
+  switches[k].fn(&r->fiber_ctx, r->main_ctx);
+  r->to_main = 99; /* main's next switch gives no result address */
+  switches[k].fn(&r->fiber_ctx, r->main_ctx);
+  for (;;)
+    switches[k].fn(&r->fiber_ctx, r->main_ctx);
+}
+
+/* A context suspended by a _result routine gets, when resumed, the word
+ * its result address holds at that moment (not when it was suspended), or
+ * 0 for a NULL address, whichever routine of the family resumes it, a
+ * fresh context included; the typed forms read the low 32 bits (u32, f32)
+ * or all 64 (f64). */
+START_TEST(test_result_read_when_resumed) {
+  test_stack s = stack_map(TEST_STACK_SIZE);
+  results r;
+
+  memset(&r, 0, sizeof r);
+  r.family = (unsigned)_i;
+  ck_assert_int_eq(fpar__ctx_self_init(&r.main_ctx), 0);
+  r.fiber_ctx =
+      fpar__ctx_make(s.lo, s.hi, results_entry, &r, fpar__ctx_fpu_state());
+  r.to_main = 7; /* stale: the fiber overwrites it before main resumes */
+  ck_assert_uint_eq(
+      result_switches[_i].u64(&r.main_ctx, r.fiber_ctx, &r.to_main),
+      0x0123456789abcdefu);
+  r.to_fiber = 0xfedcba9876543210u;
+  ck_assert_uint_eq(
+      result_switches[_i].u32(&r.main_ctx, r.fiber_ctx, &r.to_main),
+      0x76543210u);
+  ck_assert_uint_eq(r.fiber_got_u64, 0xfedcba9876543210u);
+  r.to_fiber = f32_bits_with_high(2.5f, 0xffffffffu);
+  ck_assert(result_switches[_i].f64(&r.main_ctx, r.fiber_ctx, &r.to_main) ==
+            -0.375);
+  ck_assert(r.fiber_got_f32 == 2.5f);
+  ck_assert_uint_eq(result_switches[_i].u64(&r.main_ctx, r.fiber_ctx, NULL), 0);
+  fpar__ctx_self_destroy(&r.main_ctx);
+  stack_unmap(&s);
+}
+END_TEST
+
 /* ---- Thread contexts and the implementation's name ----------------------- */
 
 START_TEST(test_self_init_destroy) {
@@ -528,6 +617,10 @@ static Suite *context_suite(void) {
   tcase_add_test(tc, test_pingpong_on_other_thread);
   tcase_add_loop_test(tc, test_ring_of_contexts, 0, NUM_SWITCHES);
   tcase_add_test(tc, test_self_init_destroy);
+  suite_add_tcase(s, tc);
+
+  tc = fpar_test_case("results");
+  tcase_add_loop_test(tc, test_result_read_when_resumed, 0, NUM_SWITCHES);
   suite_add_tcase(s, tc);
 
   tc = fpar_test_case("registers");

@@ -55,10 +55,31 @@ void fpar__ctx_self_destroy(void **ctx);
  * control bits and x87 control word on x86-64) travel with the context. */
 void fpar__ctx_switch(void **save, void *load);
 
-/* The same switch for contexts that share one floating-point environment:
- * the FPU control words stay as they are.  A context saved by one switch
- * routine must be resumed by the same routine. */
+/* The same switch for a caller whose answer is ready when it is resumed:
+ * it returns *result as it is at that moment (0 when result is NULL), so the
+ * caller can end with `return fpar__ctx_switch_result(...)`, a tail call that
+ * leaves no frame between it and its own caller (see context_x86_64_sysv.S for
+ * why that matters).  The _u32, _f32 and _f64 forms return the same bits as a
+ * uint32_t or a float (the low 32) or a double: a caller can only tail-call a
+ * function of its own return type. */
+uint64_t fpar__ctx_switch_result(void **save, void *load,
+                                 const uint64_t *result);
+uint32_t fpar__ctx_switch_u32(void **save, void *load, const uint64_t *result);
+float fpar__ctx_switch_f32(void **save, void *load, const uint64_t *result);
+double fpar__ctx_switch_f64(void **save, void *load, const uint64_t *result);
+
+/* The same switches for contexts that share one floating-point
+ * environment: the FPU control words stay as they are.  A context saved
+ * by one family of routines must be resumed by the same family. */
 void fpar__ctx_switch_shared_fpenv(void **save, void *load);
+uint64_t fpar__ctx_switch_shared_fpenv_result(void **save, void *load,
+                                              const uint64_t *result);
+uint32_t fpar__ctx_switch_shared_fpenv_u32(void **save, void *load,
+                                           const uint64_t *result);
+float fpar__ctx_switch_shared_fpenv_f32(void **save, void *load,
+                                        const uint64_t *result);
+double fpar__ctx_switch_shared_fpenv_f64(void **save, void *load,
+                                         const uint64_t *result);
 
 /* The lowest byte of its stack that a context suspended by a switch (or
  * made and not yet run) on a stack starting at stack_lo still uses: what

@@ -36,14 +36,15 @@ void *fpar__ctx_make(void *stack_lo, void *stack_hi, fpar__ctx_entry entry,
    * trampoline's `call` then gives the entry function the rsp == 8 mod 16
    * that the ABI wants. */
   s[-1] = (uint64_t)(uintptr_t)fpar__ctx_trampoline + 1; /* past its nop */
-  s[-2] = 0;                          /* rbp: ends the frame chain */
-  s[-3] = 0;                          /* rbx */
-  s[-4] = (uint64_t)(uintptr_t)entry; /* r12 */
-  s[-5] = (uint64_t)(uintptr_t)arg;   /* r13 */
-  s[-6] = 0;                          /* r14 */
-  s[-7] = 0;                          /* r15 */
-  s[-8] = fpu;                        /* MXCSR, x87 control word */
-  return &s[-8];
+  s[-2] = 0;                           /* rbp: ends the frame chain */
+  s[-3] = 0;                           /* rbx */
+  s[-4] = (uint64_t)(uintptr_t)entry;  /* r12 */
+  s[-5] = (uint64_t)(uintptr_t)arg;    /* r13 */
+  s[-6] = 0;                           /* r14 */
+  s[-7] = 0;                           /* r15 */
+  s[-8] = (uint64_t)(uintptr_t)&s[-8]; /* result: any readable word */
+  s[-9] = fpu;                         /* MXCSR, x87 control word */
+  return &s[-9];
 }
 
 int fpar__ctx_self_init(void **ctx) {

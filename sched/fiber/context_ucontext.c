@@ -10,6 +10,7 @@
 #include <fenv.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <ucontext.h>
 
 #include "fiberpar.h"
@@ -89,9 +90,56 @@ FPAR__UCTX_UNCHECKED void fpar__ctx_switch(void **save, void *load) {
   swapcontext(&((fpar__uctx *)*save)->uc, &((fpar__uctx *)load)->uc);
 }
 
+/* The caller is the one resumed here: it reads its own result. */
+uint64_t fpar__ctx_switch_result(void **save, void *load,
+                                 const uint64_t *result) {
+  fpar__ctx_switch(save, load);
+  return result != NULL ? *result : 0;
+}
+
+uint32_t fpar__ctx_switch_u32(void **save, void *load, const uint64_t *result) {
+  return (uint32_t)fpar__ctx_switch_result(save, load, result);
+}
+
+float fpar__ctx_switch_f32(void **save, void *load, const uint64_t *result) {
+  uint32_t low = (uint32_t)fpar__ctx_switch_result(save, load, result);
+  float f;
+
+  memcpy(&f, &low, sizeof f);
+  return f;
+}
+
+double fpar__ctx_switch_f64(void **save, void *load, const uint64_t *result) {
+  uint64_t bits = fpar__ctx_switch_result(save, load, result);
+  double d;
+
+  memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
 /* swapcontext always carries the floating-point environment. */
 void fpar__ctx_switch_shared_fpenv(void **save, void *load) {
   fpar__ctx_switch(save, load);
+}
+
+uint64_t fpar__ctx_switch_shared_fpenv_result(void **save, void *load,
+                                              const uint64_t *result) {
+  return fpar__ctx_switch_result(save, load, result);
+}
+
+uint32_t fpar__ctx_switch_shared_fpenv_u32(void **save, void *load,
+                                           const uint64_t *result) {
+  return fpar__ctx_switch_u32(save, load, result);
+}
+
+float fpar__ctx_switch_shared_fpenv_f32(void **save, void *load,
+                                        const uint64_t *result) {
+  return fpar__ctx_switch_f32(save, load, result);
+}
+
+double fpar__ctx_switch_shared_fpenv_f64(void **save, void *load,
+                                         const uint64_t *result) {
+  return fpar__ctx_switch_f64(save, load, result);
 }
 
 /* swapcontext's frames lie somewhere below the record: keep the whole
