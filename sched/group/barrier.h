@@ -44,8 +44,7 @@ static inline int fpar__rendezvous(fpar__worker *w, fpar_item *it,
     return fpar__barrier_slow(w, it, site);
   if (cur == 0)
     g->site = site;
-  fpar__group_pass_on_own(w, &g->ctx[cur]);
-  return 0;
+  return (int)fpar__group_pass_on_own_u32(w, &g->ctx[cur], NULL);
 }
 
 #endif

@@ -19,18 +19,19 @@ static inline size_t fpar__fiber_slot(const fpar__group_run *g, size_t f) {
                                                     : f;
 }
 
-/* Leave the running fiber (on slot cur_slot) for the context load on slot
- * load_slot, saving the running one in *save: the part of every switch
- * between fibers.  While the next fiber runs, the saved frame of the one
- * after it is fetched into the cache: with a thousand fibers the frames no
- * longer fit in L1.  (Past the end of the group, or for a fiber not yet
- * started, the prefetch reads a spare slot or address 0: harmless.) */
-static inline void fpar__group_switch(fpar__worker *w, void **save,
-                                      size_t cur_slot, void *load,
-                                      size_t load_slot, void *tsan) {
+/* What every switch between fibers does before it leaves the running one
+ * (on slot cur_slot) for the one on load_slot, saving it in *save; returns
+ * the handle fpar__san_switch_in() wants on the way back.  While the next
+ * fiber runs, the saved frame of the one after it is fetched into the
+ * cache: with a thousand fibers the frames no longer fit in L1.  (Past
+ * the end of the group, or for a fiber not yet started, the prefetch reads
+ * a spare slot or address 0: harmless.) */
+static inline void *fpar__group_leave(fpar__worker *w, void **save,
+                                      size_t cur_slot, size_t load_slot,
+                                      void *tsan) {
   fpar__group_run *g = &w->run;
   const char *frame = g->ctx[g->cur + 1];
-  void *fake;
+  void *fake = NULL;
 
   if (__builtin_expect((char *)__builtin_frame_address(0) <
                            fpar__stack_lo(&w->stacks, cur_slot),
@@ -42,12 +43,52 @@ static inline void fpar__group_switch(fpar__worker *w, void **save,
                        fpar__stack_lo(&w->stacks, load_slot), w->stacks.span);
   fpar__race_switch_out(w);
   fpar__tsan_fiber_switch_no_sync(tsan);
-  if (g->shared_fpenv)
+  return fake;
+}
+
+/* Leave the running fiber (on slot cur_slot) for the context load on slot
+ * load_slot, saving the running one in *save: the part of every switch
+ * between fibers. */
+static inline void fpar__group_switch(fpar__worker *w, void **save,
+                                      size_t cur_slot, void *load,
+                                      size_t load_slot, void *tsan) {
+  void *fake = fpar__group_leave(w, save, cur_slot, load_slot, tsan);
+
+  if (w->run.shared_fpenv)
     fpar__ctx_switch_shared_fpenv(save, load);
   else
     fpar__ctx_switch(save, load);
   fpar__san_switch_in(fake, NULL, NULL);
 }
+
+/* The same switch for a fiber whose answer is *result when it is resumed
+ * (fpar__ctx_switch_result), returned as T by name(): callers end with
+ * `return` of it, a tail call, so that no frame of theirs lies between
+ * the kernel and the switch (context_x86_64_sysv.S says why). */
+#define FPAR__GROUP_SWITCH_RESULT(T, name, shared_fpenv_switch, full_switch)   \
+  static inline T name(fpar__worker *w, void **save, size_t cur_slot,          \
+                       void *load, size_t load_slot, void *tsan,               \
+                       const uint64_t *result) {                               \
+    void *fake = fpar__group_leave(w, save, cur_slot, load_slot, tsan);        \
+    T r = w->run.shared_fpenv ? shared_fpenv_switch(save, load, result)        \
+                              : full_switch(save, load, result);               \
+                                                                               \
+    fpar__san_switch_in(fake, NULL, NULL);                                     \
+    return r;                                                                  \
+  }
+FPAR__GROUP_SWITCH_RESULT(uint64_t, fpar__group_switch_result,
+                          fpar__ctx_switch_shared_fpenv_result,
+                          fpar__ctx_switch_result)
+FPAR__GROUP_SWITCH_RESULT(uint32_t, fpar__group_switch_u32,
+                          fpar__ctx_switch_shared_fpenv_u32,
+                          fpar__ctx_switch_u32)
+FPAR__GROUP_SWITCH_RESULT(float, fpar__group_switch_f32,
+                          fpar__ctx_switch_shared_fpenv_f32,
+                          fpar__ctx_switch_f32)
+FPAR__GROUP_SWITCH_RESULT(double, fpar__group_switch_f64,
+                          fpar__ctx_switch_shared_fpenv_f64,
+                          fpar__ctx_switch_f64)
+#undef FPAR__GROUP_SWITCH_RESULT
 
 /* The running fiber has arrived at the rendezvous: save its context in
  * *save and resume the next fiber in round-robin order (the last arrival
@@ -60,6 +101,18 @@ static inline void fpar__group_pass_on_own(fpar__worker *w, void **save) {
   g->cur = next;
   fpar__group_switch(w, save, cur, g->ctx[next], next,
                      fpar__worker_tsan_fiber(w, next));
+}
+
+/* The same for a fiber whose answer is *result (32 bits) when it is
+ * resumed: for callers that end with `return` of it. */
+static inline uint32_t fpar__group_pass_on_own_u32(fpar__worker *w, void **save,
+                                                   const uint64_t *result) {
+  fpar__group_run *g = &w->run;
+  size_t cur = g->cur, next = cur + 1 == g->size ? 0 : cur + 1;
+
+  g->cur = next;
+  return fpar__group_switch_u32(w, save, cur, g->ctx[next], next,
+                                fpar__worker_tsan_fiber(w, next), result);
 }
 
 /* The same for any group: with copied fibers the copier runs in between

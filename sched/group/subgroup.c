@@ -184,6 +184,7 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
   fpar__subgroup_run *sg;
   fpar__subgroup_values *o;
   size_t s, j, n, f;
+  FPAR__RACE_SCOPE(w);
 
   if (__builtin_expect(w == NULL, 0))
     return fpar__sg_outside(fpar__subgroup_name(kind, type));
@@ -229,23 +230,30 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
   return *fpar__sg_result_at(o, kind, j, n, a);
 }
 
-/* The operation, inlined into each public function so that kind and
- * type are constants.  The steady state (fibers with stacks of their own,
- * sub-groups of a power of two, this one of more than one, every member
- * at the operation the first recorded) stores its value and switches
- * without any other call, like the barrier's; so does the last member,
- * after it combines the values of an operation with one result for all.
- * Everything else, and every fault, is fpar__sg_op_slow. */
-static inline __attribute__((always_inline)) uint64_t
-fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
-            uint64_t a) {
+/* How a member on the fast path leaves: the switch from fiber cur to
+ * fiber next, and where its result will be when it is resumed. */
+typedef struct fpar__sg_step {
+  fpar__worker *w;
+  size_t cur, next;
+  const uint64_t *at;
+} fpar__sg_step;
+
+/* The operation's steady state, inlined into each public function so that
+ * kind and type are constants: fibers with stacks of their own, sub-groups
+ * of a power of two, this one of more than one, every member at the
+ * operation the first recorded.  A member stores its value and is done
+ * but for the switch in *s, which the public function makes as its last
+ * act (a tail call, as the barrier's); so is the last member, after it
+ * combines the values of an operation with one result for all.  Returns 0
+ * for everything else, and every fault: fpar__sg_op_slow's. */
+static inline __attribute__((always_inline)) int
+fpar__sg_arrive(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
+                uint64_t a, fpar__sg_step *s) {
   fpar__worker *w = fpar__self;
   fpar__subgroup_run *sg;
   fpar__group_run *g;
   fpar__subgroup_values *o;
-  const uint64_t *at;
-  size_t mask, n, j, cur, next;
-  FPAR__RACE_SCOPE(w);
+  size_t mask, n, j;
 
   /* Under racecheck every member takes the slow path, which tells TSan. */
   if (__builtin_expect(fpar__tsan_enabled() || w == NULL || w->launch == NULL ||
@@ -253,7 +261,7 @@ fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
                            w->run.fibers != FPAR__FIBERS_OWN ||
                            fpar__subgroup_of(w)->v == NULL,
                        0))
-    return fpar__sg_op_slow(it, kind, type, v, a);
+    return 0;
   j = it->local_id[0] & mask;
   n = it->geometry->local_range[0] - (it->local_id[0] - j);
   n = n <= mask ? n : mask + 1;
@@ -263,65 +271,85 @@ fpar__sg_op(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
                a >= n) ||
               (j != 0 && !fpar__sg_matches(w, kind, type, a)),
           0))
-    return fpar__sg_op_slow(it, kind, type, v, a);
+    return 0;
   sg = fpar__subgroup_of(w);
   g = &w->run;
   if (j == 0)
     fpar__sg_record(w, it, kind, type, a);
   o = &sg->v[sg->parity];
   o->in[j] = v;
-  at = fpar__sg_result_at(o, kind, j, n, a);
-  cur = g->cur;
+  s->w = w;
+  s->at = fpar__sg_result_at(o, kind, j, n, a);
+  s->cur = g->cur;
   if (j + 1 < n) {
-    next = cur + 1;
+    s->next = s->cur + 1;
   } else {
     fpar__sg_combine(o, kind, type, n);
     g->site = sg->group_site;
-    next = cur + 1 - n;
+    s->next = s->cur + 1 - n;
   }
-  /* One switch for every member, the last one's too: a member resumed by
-   * the same call it was suspended at returns by `ret`, which the
-   * processor predicts (context_x86_64_sysv.S). */
-  g->cur = next;
-  fpar__group_switch(w, &g->ctx[cur], cur, g->ctx[next], next,
-                     fpar__worker_tsan_fiber(w, next));
-  return *at;
+  g->cur = s->next;
+  return 1;
 }
+
+/* The operation `kind` on `type` (its C type T, the switch's result form
+ * `suffix`, FROM converting the slow path's bits) of work-item it with
+ * value v and argument a.  Every member switches from the same call, the
+ * last one's too: a member resumed by the call it was suspended at
+ * returns by `ret`, which the processor predicts. */
+#define FPAR__SG_OP(T, suffix, FROM, it, kind, type, v, a)                     \
+  do {                                                                         \
+    fpar__sg_step s;                                                           \
+                                                                               \
+    if (fpar__sg_arrive(it, kind, type, v, a, &s))                             \
+      return (T)fpar__group_switch##suffix(                                    \
+          s.w, &s.w->run.ctx[s.cur], s.cur, s.w->run.ctx[s.next], s.next,      \
+          fpar__worker_tsan_fiber(s.w, s.next), s.at);                         \
+    return FROM(fpar__sg_op_slow(it, kind, type, v, a));                       \
+  } while (0)
 
 /* ---- The public operations ------------------------------------------------
  */
 
-uint64_t fpar_sub_group_ballot(fpar_item *it, int pred) {
-  return fpar__sg_op(it, FPAR__SG_BALLOT, FPAR__SG_INT, pred != 0, 0);
+/* The bits of a ballot's mask, unchanged. */
+static inline uint64_t fpar__sg_mask_bits(uint64_t b) {
+  return b;
 }
 
-#define FPAR__SG_TYPE(t, T, TYPE, TO, FROM)                                    \
+uint64_t fpar_sub_group_ballot(fpar_item *it, int pred) {
+  FPAR__SG_OP(uint64_t, _result, fpar__sg_mask_bits, it, FPAR__SG_BALLOT,
+              FPAR__SG_INT, (uint64_t)(pred != 0), 0);
+}
+
+#define FPAR__SG_TYPE(t, T, TYPE, TO, FROM, R)                                 \
   T fpar_sub_group_shuffle_##t(fpar_item *it, T v, size_t lane) {              \
-    return FROM(fpar__sg_op(it, FPAR__SG_SHUFFLE, TYPE, TO(v), lane));         \
+    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_SHUFFLE, TYPE, TO(v), lane);          \
   }                                                                            \
   T fpar_sub_group_shuffle_xor_##t(fpar_item *it, T v, unsigned mask) {        \
-    return FROM(fpar__sg_op(it, FPAR__SG_XOR, TYPE, TO(v), mask));             \
+    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_XOR, TYPE, TO(v), mask);              \
   }                                                                            \
   T fpar_sub_group_shuffle_up_##t(fpar_item *it, T v, unsigned delta) {        \
-    return FROM(fpar__sg_op(it, FPAR__SG_UP, TYPE, TO(v), delta));             \
+    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_UP, TYPE, TO(v), delta);              \
   }                                                                            \
   T fpar_sub_group_shuffle_down_##t(fpar_item *it, T v, unsigned delta) {      \
-    return FROM(fpar__sg_op(it, FPAR__SG_DOWN, TYPE, TO(v), delta));           \
+    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_DOWN, TYPE, TO(v), delta);            \
   }                                                                            \
   T fpar_sub_group_broadcast_##t(fpar_item *it, T v, size_t lane) {            \
-    return FROM(fpar__sg_op(it, FPAR__SG_BROADCAST, TYPE, TO(v), lane));       \
+    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_BROADCAST, TYPE, TO(v), lane);        \
   }                                                                            \
   T fpar_sub_group_reduce_add_##t(fpar_item *it, T v) {                        \
-    return FROM(fpar__sg_op(it, FPAR__SG_ADD, TYPE, TO(v), 0));                \
+    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_ADD, TYPE, TO(v), 0);                 \
   }                                                                            \
   T fpar_sub_group_reduce_min_##t(fpar_item *it, T v) {                        \
-    return FROM(fpar__sg_op(it, FPAR__SG_MIN, TYPE, TO(v), 0));                \
+    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_MIN, TYPE, TO(v), 0);                 \
   }                                                                            \
   T fpar_sub_group_reduce_max_##t(fpar_item *it, T v) {                        \
-    return FROM(fpar__sg_op(it, FPAR__SG_MAX, TYPE, TO(v), 0));                \
+    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_MAX, TYPE, TO(v), 0);                 \
   }
 
-FPAR__SG_TYPE(f32, float, FPAR__SG_FLOAT, fpar__bits_f32, fpar__f32_bits)
-FPAR__SG_TYPE(f64, double, FPAR__SG_DOUBLE, fpar__bits_f64, fpar__f64_bits)
-FPAR__SG_TYPE(i32, int32_t, FPAR__SG_INT, fpar__bits_i32, fpar__i32_bits)
-FPAR__SG_TYPE(u32, uint32_t, FPAR__SG_UINT, fpar__bits_u32, fpar__u32_bits)
+FPAR__SG_TYPE(f32, float, FPAR__SG_FLOAT, fpar__bits_f32, fpar__f32_bits, _f32)
+FPAR__SG_TYPE(f64, double, FPAR__SG_DOUBLE, fpar__bits_f64, fpar__f64_bits,
+              _f64)
+FPAR__SG_TYPE(i32, int32_t, FPAR__SG_INT, fpar__bits_i32, fpar__i32_bits, _u32)
+FPAR__SG_TYPE(u32, uint32_t, FPAR__SG_UINT, fpar__bits_u32, fpar__u32_bits,
+              _u32)
