@@ -117,18 +117,22 @@ fpar__async_refused(fpar__worker *w, const char *fn) {
                     fn);
 }
 
+/* Whether worker w (fpar__self) runs a kernel whose groups may copy: an
+ * nd_range one, not a scoped or hierarchical group function. */
+static inline int fpar__async_in_kernel(const fpar__worker *w) {
+  return w != NULL && w->launch != NULL &&
+         w->launch->spec.model != FPAR__SCOPED &&
+         w->launch->spec.model != FPAR__HIERARCHICAL;
+}
+
 /* The worker of a call of fn, or NULL (FPAR_ENOTKERNEL set) on a thread
- * that runs no kernel; scoped and hierarchical groups fail.  Inlined into
- * every call: a group copy is a few loads and compares per work-item. */
+ * that runs no kernel; scoped and hierarchical groups fail. */
 static inline __attribute__((always_inline)) fpar__worker *
 fpar__async_worker(const char *fn) {
   fpar__worker *w = fpar__self;
   fpar__async_run *a;
 
-  if (__builtin_expect(w == NULL || w->launch == NULL ||
-                           w->launch->spec.model == FPAR__SCOPED ||
-                           w->launch->spec.model == FPAR__HIERARCHICAL,
-                       0))
+  if (__builtin_expect(!fpar__async_in_kernel(w), 0))
     return fpar__async_refused(w, fn);
   a = fpar__async_of(w);
   if (__builtin_expect(a->group != w->run.serial, 0))
@@ -165,8 +169,21 @@ static _Noreturn void fpar__async_differs(fpar__worker *w, size_t i,
                     i, fn, k, arg, mine, owner, first);
 }
 
-static fpar_copy_event fpar__async_call(fpar_item *it, fpar__async_copy *c,
-                                        const char *fn) {
+/* Whether call c has the arguments of the group's copy o. */
+static inline int fpar__async_same(const fpar__async_copy *c,
+                                   const fpar__async_copy *o) {
+  return (((uintptr_t)c->dst ^ (uintptr_t)o->dst) |
+          ((uintptr_t)c->src ^ (uintptr_t)o->src) | (c->num ^ o->num) |
+          (c->elem_size ^ o->elem_size) | (c->dst_stride ^ o->dst_stride) |
+          (c->src_stride ^ o->src_stride) | (c->event ^ o->event)) == 0;
+}
+
+/* A copy call c of fn, in any state: the group's first call (or the
+ * first of a fiber's new group), a first k-th call, which checks, copies
+ * and records, a later one that differs from the group's copy k (a
+ * fault), or a call outside any kernel. */
+static __attribute__((noinline)) fpar_copy_event
+fpar__async_call(fpar_item *it, fpar__async_copy *c, const char *fn) {
   FPAR__RACE_SCOPE(fpar__self);
   fpar__worker *w = fpar__async_worker(fn);
   fpar__async_run *a;
@@ -231,27 +248,80 @@ static fpar_copy_event fpar__async_call(fpar_item *it, fpar__async_copy *c,
   return c->got;
 }
 
+/* The steady state of a copy call c: work-item i's k-th call, made after
+ * the group's copy k with the same arguments (its count advanced), is
+ * that copy; anything else NULL, for fpar__async_call.  Inlined into the
+ * copy functions: loads and compares, without a frame (c is built only
+ * on the way to fpar__async_call).  Under racecheck every call takes
+ * fpar__async_call, which tells TSan. */
+static inline __attribute__((always_inline)) const fpar__async_copy *
+fpar__async_steady(const fpar_item *it, fpar__async_copy c) {
+  fpar__worker *w = fpar__self;
+  fpar__async_run *a;
+  const fpar__async_copy *o;
+  size_t i, k;
+
+  if (fpar__tsan_enabled() || !fpar__async_in_kernel(w))
+    return NULL;
+  a = fpar__async_of(w);
+  if (a->group != w->run.serial)
+    return NULL;
+  i = fpar_local_linear_id(it);
+  k = a->calls[2 * i];
+  if (k >= a->num_copies || !fpar__async_same(&c, o = &a->copies[k]))
+    return NULL;
+  a->calls[2 * i] = (uint32_t)(k + 1);
+  return o;
+}
+
+/* The copy call with the arguments of c, by fpar__async_call (out of the
+ * steady state's way). */
+static __attribute__((noinline)) fpar_copy_event
+fpar__async_call_with(fpar_item *it, void *dst, const void *src, size_t num,
+                      size_t elem_size, size_t dst_stride, size_t src_stride,
+                      fpar_copy_event event, const char *fn) {
+  fpar__async_copy c = {dst,        src,   num, elem_size, dst_stride,
+                        src_stride, event, 0,   0};
+
+  return fpar__async_call(it, &c, fn);
+}
+
 fpar_copy_event fpar_async_work_group_copy(fpar_item *it, void *dst,
                                            const void *src, size_t num,
                                            size_t elem_size,
                                            fpar_copy_event event) {
-  fpar__async_copy c = {dst, src, num, elem_size, 1, 1, event, 0, 0};
+  const fpar__async_copy *o = fpar__async_steady(
+      it, (fpar__async_copy){dst, src, num, elem_size, 1, 1, event, 0, 0});
 
-  return fpar__async_call(it, &c, "fpar_async_work_group_copy");
+  return __builtin_expect(o != NULL, 1)
+             ? o->got
+             : fpar__async_call_with(it, dst, src, num, elem_size, 1, 1, event,
+                                     "fpar_async_work_group_copy");
 }
 
 fpar_copy_event fpar_async_work_group_strided_copy(
     fpar_item *it, void *dst, const void *src, size_t num, size_t elem_size,
     size_t dst_stride, size_t src_stride, fpar_copy_event event) {
-  fpar__async_copy c = {dst,        src,   num, elem_size, dst_stride,
-                        src_stride, event, 0,   0};
+  const fpar__async_copy *o = fpar__async_steady(
+      it, (fpar__async_copy){dst, src, num, elem_size, dst_stride, src_stride,
+                             event, 0, 0});
 
-  return fpar__async_call(it, &c, "fpar_async_work_group_strided_copy");
+  return __builtin_expect(o != NULL, 1)
+             ? o->got
+             : fpar__async_call_with(it, dst, src, num, elem_size, dst_stride,
+                                     src_stride, event,
+                                     "fpar_async_work_group_strided_copy");
 }
 
-int fpar_wait_group_events(fpar_item *it, int num_events,
-                           const fpar_copy_event *events) {
-  static const char fn[] = "fpar_wait_group_events";
+static const char fpar__wait_name[] = "fpar_wait_group_events";
+
+/* A wait for events[0 .. num_events - 1], in any state: the group's
+ * first call, the first k-th wait, which checks and records it, a later
+ * one that differs from it (a fault), or a call outside any kernel. */
+static __attribute__((noinline)) int
+fpar__async_wait_call(fpar_item *it, int num_events,
+                      const fpar_copy_event *events) {
+  const char *fn = fpar__wait_name;
   FPAR__RACE_SCOPE(fpar__self);
   fpar__worker *w = fpar__async_worker(fn);
   fpar__async_run *a;
@@ -312,5 +382,43 @@ int fpar_wait_group_events(fpar_item *it, int num_events,
   a->waits[k].copies = a->calls[2 * i];
   a->num_events += (size_t)num_events;
   a->num_waits = k + 1;
+  return 0;
+}
+
+/* Whether work-item i's wait for events[0 .. num_events - 1] is the
+ * group's wait k as its first caller made it, after as many copy calls. */
+static inline int fpar__async_same_wait(const fpar__async_run *a, size_t i,
+                                        size_t k, int num_events,
+                                        const fpar_copy_event *events) {
+  const fpar__async_wait *o = &a->waits[k];
+  int e;
+
+  if (o->num != num_events || events == NULL || a->calls[2 * i] != o->copies)
+    return 0;
+  for (e = 0; e < num_events; e++)
+    if (events[e] != a->events[o->first + (size_t)e])
+      return 0;
+  return 1;
+}
+
+/* The steady state, a later k-th wait the same as the group's wait k, is
+ * loads and compares, without a frame (as a copy call's); the rest is
+ * fpar__async_wait_call's. */
+int fpar_wait_group_events(fpar_item *it, int num_events,
+                           const fpar_copy_event *events) {
+  fpar__worker *w = fpar__self;
+  fpar__async_run *a;
+  size_t i, k;
+
+  if (__builtin_expect(fpar__tsan_enabled() || !fpar__async_in_kernel(w), 0))
+    return fpar__async_wait_call(it, num_events, events);
+  a = fpar__async_of(w);
+  i = fpar_local_linear_id(it);
+  if (__builtin_expect(a->group != w->run.serial ||
+                           (k = a->calls[2 * i + 1]) >= a->num_waits ||
+                           !fpar__async_same_wait(a, i, k, num_events, events),
+                       0))
+    return fpar__async_wait_call(it, num_events, events);
+  a->calls[2 * i + 1] = (uint32_t)(k + 1);
   return 0;
 }
