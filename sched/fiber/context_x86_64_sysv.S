@@ -157,6 +157,7 @@ fpar__ctx_switch:
         .cfi_startproc
         xorl    %edx, %edx
         jmp     fpar__ctx_switch_result
+        .size   fpar__ctx_switch, .-fpar__ctx_switch
         .p2align 4
 fpar__ctx_switch_result:
 fpar__ctx_switch_u32:
@@ -184,7 +185,6 @@ fpar__ctx_switch_f64:
         fldcw   4(%rsp)
         jmp     .Lresume
         .cfi_endproc
-        .size   fpar__ctx_switch, .-fpar__ctx_switch
         .size   fpar__ctx_switch_result, .-fpar__ctx_switch_result
 
         .globl  fpar__ctx_switch_shared_fpenv
@@ -204,6 +204,7 @@ fpar__ctx_switch_shared_fpenv:
         .cfi_startproc
         xorl    %edx, %edx
         jmp     fpar__ctx_switch_shared_fpenv_result
+        .size   fpar__ctx_switch_shared_fpenv, .-fpar__ctx_switch_shared_fpenv
         .p2align 4
 fpar__ctx_switch_shared_fpenv_result:
 fpar__ctx_switch_shared_fpenv_u32:
@@ -215,7 +216,6 @@ fpar__ctx_switch_shared_fpenv_f64:
         movq    %rsi, %rsp
         RESTORE_CALLEE_SAVED_AND_RETURN %r11
         .cfi_endproc
-        .size   fpar__ctx_switch_shared_fpenv, .-fpar__ctx_switch_shared_fpenv
         .size   fpar__ctx_switch_shared_fpenv_result, .-fpar__ctx_switch_shared_fpenv_result
 
 /* First code a fresh context runs: the initial frame made by
