@@ -88,8 +88,8 @@ fpar__sg_combine(fpar__subgroup_values *v, unsigned kind, unsigned type,
 
 /* Where member j of n, with argument a, finds its result once every
  * member has stored its value (its own value is in[j]).  Known before the
- * member is suspended, so that only this address lives across the switch
- * (a frame that saves two registers instead of six). */
+ * member is suspended, so that the switch can read it there when the
+ * member is resumed (fpar__ctx_switch_result). */
 static inline __attribute__((always_inline)) const uint64_t *
 fpar__sg_result_at(const fpar__subgroup_values *v, unsigned kind, size_t j,
                    size_t n, uint64_t a) {
