@@ -228,11 +228,11 @@ int fpar_group_collective(fpar_item *it, unsigned op, const void *in, void *out,
     const unsigned char *from;
     void *out;
     size_t size;
-    unsigned lanes;
   } call;
 
   if (__builtin_expect(
-          w == NULL || !fpar__collective_steady(w, it, op, src) ||
+          w == NULL || it->lanes != 1 ||
+              !fpar__collective_steady(w, it, op, src) ||
               !fpar__rendezvous_steady(w, fpar__collective_of(w)->site),
           0))
     return fpar__collective_slow(w, it, op, in, out, src);
@@ -240,15 +240,10 @@ int fpar_group_collective(fpar_item *it, unsigned op, const void *in, void *out,
   call.from = fpar__collective_result_at(w, it, op);
   call.out = out;
   call.size = fpar__collective_type_size(fpar__collective_type(op));
-  /* A lane form's scan reads a value per lane; everything else one. */
-  call.lanes = op & FPAR_GROUP_LANE_FORM &&
-                       fpar__collective_is_scan(fpar__collective_kind(op))
-                   ? it->lanes
-                   : 1;
   __asm__ volatile("" : : "m"(call));
   fpar__group_pass_on_own(w, &w->run.ctx[w->run.cur]);
   __asm__ volatile("" : "+m"(call));
-  fpar__copy_values(call.out, call.from, call.size, call.lanes);
+  fpar__copy_values(call.out, call.from, call.size, 1);
   return 0;
 }
 
