@@ -551,11 +551,29 @@ static void scoped_fn(fpar_group *g, void *p) {
   fpar_sub_group_ballot((fpar_item *)p, 1);
 }
 
+/* The scoped launch follows one whose groups ran sub-group operations on
+ * the same workers: what the operations' fast path learnt there must not
+ * carry over. */
 START_TEST(test_in_scoped_group) {
+  int32_t in[64], out[1] = {0};
+  int32_t *a[2] = {in, out};
+  fpar_launch_desc d;
   fpar_test_env e;
   fpar_event *ev;
+  size_t k;
 
+  for (k = 0; k < 64; k++)
+    in[k] = (int32_t)k;
   fpar_test_env_init(&e, THREADS);
+  fpar_launch_desc_init(&d);
+  d.kernel = warp_reduce_kernel;
+  d.args = a;
+  d.global = fpar_range1(64);
+  d.local = fpar_range1(64);
+  d.subgroup_size = 8;
+  ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
+  fpar_test_wait_ok(ev);
+  ck_assert_int_eq(out[0], 64 * 63 / 2);
   ck_assert_fpar_ok(
       fpar_parallel(e.q, fpar_range1(2), fpar_range1(4), scoped_fn, NULL, &ev));
   fpar_test_wait_fault(ev, FPAR_ENOTKERNEL, "fpar_sub_group_ballot",
