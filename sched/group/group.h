@@ -46,21 +46,6 @@ static inline void *fpar__group_leave(fpar__worker *w, void **save,
   return fake;
 }
 
-/* Leave the running fiber (on slot cur_slot) for the context load on slot
- * load_slot, saving the running one in *save: the part of every switch
- * between fibers. */
-static inline void fpar__group_switch(fpar__worker *w, void **save,
-                                      size_t cur_slot, void *load,
-                                      size_t load_slot, void *tsan) {
-  void *fake = fpar__group_leave(w, save, cur_slot, load_slot, tsan);
-
-  if (w->run.shared_fpenv)
-    fpar__ctx_switch_shared_fpenv(save, load);
-  else
-    fpar__ctx_switch(save, load);
-  fpar__san_switch_in(fake, NULL, NULL);
-}
-
 /* The same switch for a fiber whose answer is *result when it is resumed
  * (fpar__ctx_switch_result), returned as T by name(): callers end with
  * `return` of it, a tail call, so that no frame of theirs lies between
@@ -90,21 +75,21 @@ FPAR__GROUP_SWITCH_RESULT(double, fpar__group_switch_f64,
                           fpar__ctx_switch_f64)
 #undef FPAR__GROUP_SWITCH_RESULT
 
-/* The running fiber has arrived at the rendezvous: save its context in
- * *save and resume the next fiber in round-robin order (the last arrival
- * resumes fiber 0, which opens the next phase).  For fibers on stacks of
- * their own: the barrier's steady state. */
-static inline void fpar__group_pass_on_own(fpar__worker *w, void **save) {
-  fpar__group_run *g = &w->run;
-  size_t cur = g->cur, next = cur + 1 == g->size ? 0 : cur + 1;
-
-  g->cur = next;
-  fpar__group_switch(w, save, cur, g->ctx[next], next,
-                     fpar__worker_tsan_fiber(w, next));
+/* Leave the running fiber (on slot cur_slot) for the context load on slot
+ * load_slot, saving the running one in *save: the part of every switch
+ * between fibers, for a fiber that expects no answer. */
+static inline void fpar__group_switch(fpar__worker *w, void **save,
+                                      size_t cur_slot, void *load,
+                                      size_t load_slot, void *tsan) {
+  (void)fpar__group_switch_result(w, save, cur_slot, load, load_slot, tsan,
+                                  NULL);
 }
 
-/* The same for a fiber whose answer is *result (32 bits) when it is
- * resumed: for callers that end with `return` of it. */
+/* The running fiber has arrived at the rendezvous: save its context in
+ * *save and resume the next fiber in round-robin order (the last arrival
+ * resumes fiber 0, which opens the next phase); its answer is *result (32
+ * bits) when it is resumed, for callers that end with `return` of it.
+ * For fibers on stacks of their own: the barrier's steady state. */
 static inline uint32_t fpar__group_pass_on_own_u32(fpar__worker *w, void **save,
                                                    const uint64_t *result) {
   fpar__group_run *g = &w->run;
@@ -113,6 +98,11 @@ static inline uint32_t fpar__group_pass_on_own_u32(fpar__worker *w, void **save,
   g->cur = next;
   return fpar__group_switch_u32(w, save, cur, g->ctx[next], next,
                                 fpar__worker_tsan_fiber(w, next), result);
+}
+
+/* The same for a fiber that expects no answer. */
+static inline void fpar__group_pass_on_own(fpar__worker *w, void **save) {
+  (void)fpar__group_pass_on_own_u32(w, save, NULL);
 }
 
 /* The same for any group: with copied fibers the copier runs in between
