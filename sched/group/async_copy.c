@@ -248,6 +248,24 @@ fpar__async_call(fpar_item *it, fpar__async_copy *c, const char *fn) {
   return c->got;
 }
 
+/* The running group's records, and in *i the caller's local linear id,
+ * when a copy or wait call of work-item it may be the steady state (in a
+ * kernel's group that has made its first call; not under racecheck, where
+ * every call takes the full path, which tells TSan); else NULL. */
+static inline __attribute__((always_inline)) fpar__async_run *
+fpar__async_steady_run(const fpar_item *it, size_t *i) {
+  fpar__worker *w = fpar__self;
+  fpar__async_run *a;
+
+  if (fpar__tsan_enabled() || !fpar__async_in_kernel(w))
+    return NULL;
+  a = fpar__async_of(w);
+  if (a->group != w->run.serial)
+    return NULL;
+  *i = fpar_local_linear_id(it);
+  return a;
+}
+
 /* The steady state of a copy call c: work-item i's k-th call, made after
  * the group's copy k with the same arguments (its count advanced), is
  * that copy; anything else NULL, for fpar__async_call.  Inlined into the
@@ -256,19 +274,12 @@ fpar__async_call(fpar_item *it, fpar__async_copy *c, const char *fn) {
  * fpar__async_call, which tells TSan. */
 static inline __attribute__((always_inline)) const fpar__async_copy *
 fpar__async_steady(const fpar_item *it, fpar__async_copy c) {
-  fpar__worker *w = fpar__self;
-  fpar__async_run *a;
-  const fpar__async_copy *o;
   size_t i, k;
+  fpar__async_run *a = fpar__async_steady_run(it, &i);
+  const fpar__async_copy *o;
 
-  if (fpar__tsan_enabled() || !fpar__async_in_kernel(w))
-    return NULL;
-  a = fpar__async_of(w);
-  if (a->group != w->run.serial)
-    return NULL;
-  i = fpar_local_linear_id(it);
-  k = a->calls[2 * i];
-  if (k >= a->num_copies || !fpar__async_same(&c, o = &a->copies[k]))
+  if (a == NULL || (k = a->calls[2 * i]) >= a->num_copies ||
+      !fpar__async_same(&c, o = &a->copies[k]))
     return NULL;
   a->calls[2 * i] = (uint32_t)(k + 1);
   return o;
@@ -406,16 +417,10 @@ static inline int fpar__async_same_wait(const fpar__async_run *a, size_t i,
  * fpar__async_wait_call's. */
 int fpar_wait_group_events(fpar_item *it, int num_events,
                            const fpar_copy_event *events) {
-  fpar__worker *w = fpar__self;
-  fpar__async_run *a;
   size_t i, k;
+  fpar__async_run *a = fpar__async_steady_run(it, &i);
 
-  if (__builtin_expect(fpar__tsan_enabled() || !fpar__async_in_kernel(w), 0))
-    return fpar__async_wait_call(it, num_events, events);
-  a = fpar__async_of(w);
-  i = fpar_local_linear_id(it);
-  if (__builtin_expect(a->group != w->run.serial ||
-                           (k = a->calls[2 * i + 1]) >= a->num_waits ||
+  if (__builtin_expect(a == NULL || (k = a->calls[2 * i + 1]) >= a->num_waits ||
                            !fpar__async_same_wait(a, i, k, num_events, events),
                        0))
     return fpar__async_wait_call(it, num_events, events);
