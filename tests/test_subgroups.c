@@ -294,26 +294,34 @@ static void warp_reduce_kernel(fpar_item *it, void *p) {
   }
 }
 
+/* Launch kernel with args over `global` work-items in 1-D groups of
+ * `local`, sub-groups of `sg`, on q, and expect it to succeed. */
+static void launch_ok(fpar_queue *q, fpar_kernel_fn kernel, void *args,
+                      size_t global, size_t local, unsigned sg) {
+  fpar_launch_desc d;
+  fpar_event *ev;
+
+  fpar_launch_desc_init(&d);
+  d.kernel = kernel;
+  d.args = args;
+  d.global = fpar_range1(global);
+  d.local = fpar_range1(local);
+  d.subgroup_size = sg;
+  ck_assert_fpar_ok(fpar_launch(q, &d, &ev));
+  fpar_test_wait_ok(ev);
+}
+
 START_TEST(test_warp_reduction) {
   const size_t L = 100, G = 37;
   int32_t *in = malloc(L * G * sizeof *in), *out = calloc(G, sizeof *out);
   int32_t *a[2] = {in, out};
-  fpar_launch_desc d;
   fpar_test_env e;
-  fpar_event *ev;
   size_t k;
 
   for (k = 0; k < L * G; k++)
     in[k] = (int32_t)(k % 17) - 8;
   fpar_test_env_init(&e, THREADS);
-  fpar_launch_desc_init(&d);
-  d.kernel = warp_reduce_kernel;
-  d.args = a;
-  d.global = fpar_range1(L * G);
-  d.local = fpar_range1(L);
-  d.subgroup_size = 16;
-  ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
-  fpar_test_wait_ok(ev);
+  launch_ok(e.q, warp_reduce_kernel, a, L * G, L, 16);
   for (k = 0; k < G; k++) {
     int32_t t = 0;
     for (size_t i = k * L; i < (k + 1) * L; i++)
@@ -493,18 +501,10 @@ START_TEST(test_subgroup_after_loop) {
   if (FPAR_TEST_TSAN) {
     /* Under racecheck (TSan) groups are fibers from their start, which
      * have no such limit: the launch completes. */
-    fpar_launch_desc d;
     fpar_test_env e;
-    fpar_event *ev;
 
     fpar_test_env_init(&e, THREADS);
-    fpar_launch_desc_init(&d);
-    d.kernel = late_subgroup_kernel;
-    d.global = fpar_range1(16);
-    d.local = fpar_range1(8);
-    d.subgroup_size = 4;
-    ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
-    fpar_test_wait_ok(ev);
+    launch_ok(e.q, late_subgroup_kernel, NULL, 16, 8, 4);
     fpar_test_env_fini(&e);
     return;
   }
@@ -557,7 +557,6 @@ static void scoped_fn(fpar_group *g, void *p) {
 START_TEST(test_in_scoped_group) {
   int32_t in[64], out[1] = {0};
   int32_t *a[2] = {in, out};
-  fpar_launch_desc d;
   fpar_test_env e;
   fpar_event *ev;
   size_t k;
@@ -565,14 +564,7 @@ START_TEST(test_in_scoped_group) {
   for (k = 0; k < 64; k++)
     in[k] = (int32_t)k;
   fpar_test_env_init(&e, THREADS);
-  fpar_launch_desc_init(&d);
-  d.kernel = warp_reduce_kernel;
-  d.args = a;
-  d.global = fpar_range1(64);
-  d.local = fpar_range1(64);
-  d.subgroup_size = 8;
-  ck_assert_fpar_ok(fpar_launch(e.q, &d, &ev));
-  fpar_test_wait_ok(ev);
+  launch_ok(e.q, warp_reduce_kernel, a, 64, 64, 8);
   ck_assert_int_eq(out[0], 64 * 63 / 2);
   ck_assert_fpar_ok(
       fpar_parallel(e.q, fpar_range1(2), fpar_range1(4), scoped_fn, NULL, &ev));
