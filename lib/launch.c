@@ -92,6 +92,15 @@ static void fpar__launch_geometry(fpar__launch_spec *l, const fpar_range *g,
       l->geo.group_range[0] * l->geo.group_range[1] * l->geo.group_range[2];
 }
 
+/* Whether every sub-group of every group of geometry geo has s work-items:
+ * each group's extent in dimension 0 (the last group's too, where the
+ * enqueued extent does not divide the launch's) is a multiple of s. */
+static int fpar__launch_subgroups_whole(const fpar_nd_geometry *geo, size_t s) {
+  size_t tail = geo->global_range[0] % geo->local_range[0];
+
+  return geo->local_range[0] % s == 0 && tail % s == 0;
+}
+
 /* Work-items per sub-group of an nd_range launch (<fiberpar/subgroup.h>):
  * the description's, else the runtime's up to FPAR_MAX_SUB_GROUP_SIZE; a
  * lane kernel's sub-group is its lanes. */
@@ -118,6 +127,7 @@ static int fpar__launch_subgroup(fpar__launch_spec *l,
   l->subgroup_ops = l->model == FPAR__ND_RANGE && l->lanes == 1 &&
                     (d->def == NULL || d->def->phase_rows == NULL);
   l->subgroup_mask = l->subgroup_ops && s > 1 && (s & (s - 1)) == 0 ? s - 1 : 0;
+  l->subgroups_whole = fpar__launch_subgroups_whole(&l->geo, s);
   return 0;
 }
 

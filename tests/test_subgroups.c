@@ -21,7 +21,8 @@ static const struct {
     {{100, 1, 1}, {3, 1, 1}, 1, 16}, {{7, 3, 2}, {2, 2, 1}, 3, 4},
     {{64, 1, 1}, {2, 1, 1}, 1, 64},  {{5, 4, 1}, {3, 2, 1}, 2, 1},
     {{33, 2, 1}, {2, 1, 2}, 3, 8},   {{130, 1, 1}, {2, 1, 1}, 1, 64},
-    {{50, 2, 1}, {2, 1, 1}, 2, 6},
+    {{50, 2, 1}, {2, 1, 1}, 2, 6},   {{32, 2, 2}, {2, 1, 2}, 3, 8},
+    {{16, 1, 1}, {4, 1, 1}, 1, 4},
 };
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
@@ -334,6 +335,52 @@ START_TEST(test_warp_reduction) {
 }
 END_TEST
 
+/* Each work-item's global id shuffled across its sub-group (xor 1) and
+ * summed over it, in launches whose last group is shorter. */
+static void ragged_kernel(fpar_item *it, void *p) {
+  uint32_t(*out)[2] = p, id = (uint32_t)fpar_global_id(it, 0);
+
+  out[id][0] = fpar_sub_group_shuffle_xor_u32(it, id, 1);
+  out[id][1] = fpar_sub_group_reduce_add_u32(it, id);
+}
+
+START_TEST(test_ragged_last_group) {
+  /* The last group's 232 work-items end in a sub-group of 8; its 64 make
+   * whole ones; so do all groups of 1024. */
+  static const size_t globals[] = {1000, 1088, 1024};
+  const size_t L = 256, S = 16;
+  fpar_test_env e;
+
+  fpar_test_env_init(&e, THREADS);
+  for (size_t t = 0; t < sizeof globals / sizeof globals[0]; t++) {
+    size_t G = globals[t];
+    uint32_t(*out)[2] = calloc(G, sizeof *out);
+
+    ck_assert(out != NULL);
+    launch_ok(e.q, ragged_kernel, out, G, L, (unsigned)S);
+    for (size_t i = 0; i < G; i++) {
+      size_t group_end = (i / L + 1) * L < G ? (i / L + 1) * L : G;
+      size_t first = i - (i % L) % S;
+      size_t n = group_end - first < S ? group_end - first : S;
+      size_t j = i - first;
+      uint32_t sum = 0;
+
+      for (size_t k = first; k < first + n; k++)
+        sum += (uint32_t)k;
+      ck_assert_msg(out[i][0] == ((j ^ 1) < n ? first + (j ^ 1) : i),
+                    "global %zu, work-item %zu: shuffle_xor gave %u", G, i,
+                    out[i][0]);
+      ck_assert_msg(out[i][1] == sum,
+                    "global %zu, work-item %zu: reduce_add gave %u, expected "
+                    "%u",
+                    G, i, out[i][1], sum);
+    }
+    free(out);
+  }
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 /* ---- Misuse ---------------------------------------------------------------
  */
 
@@ -632,6 +679,7 @@ static Suite *subgroups_suite(void) {
   tcase_add_loop_test(tc, test_operations_copied_stacks, 0, NSHAPES);
   tcase_add_test(tc, test_default_size);
   tcase_add_test(tc, test_warp_reduction);
+  tcase_add_test(tc, test_ragged_last_group);
   suite_add_tcase(s, tc);
 
   tc = fpar_test_case("misuse");

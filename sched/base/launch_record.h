@@ -74,6 +74,7 @@ typedef struct fpar__launch_spec {
   size_t subgroup_mask; /* with subgroup_ops and a sub-group size S that is
                            a power of two above 1, S - 1 (the operations'
                            fast path); else 0 */
+  int subgroups_whole;  /* every sub-group has S work-items */
   void *args;
   fpar_nd_geometry geo;
   size_t group_size; /* work-items per group */

@@ -262,18 +262,26 @@ fpar__sg_arrive(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
                            fpar__subgroup_of(w)->v == NULL,
                        0))
     return 0;
-  j = it->local_id[0] & mask;
-  n = it->geometry->local_range[0] - (it->local_id[0] - j);
-  n = n <= mask ? n : mask + 1;
+  g = &w->run;
+  if (__builtin_expect(w->launch->spec.subgroups_whole, 1)) {
+    /* Fiber f runs work-item f, or under FIBERPAR_SCHEDULE one in the
+     * same place of another sub-group (they move as wholes). */
+    j = g->cur & mask;
+    n = mask + 1;
+  } else {
+    j = it->local_id[0] & mask;
+    n = it->geometry->local_range[0] - (it->local_id[0] - j);
+    n = n <= mask ? n : mask + 1;
+    if (n == 1)
+      return 0;
+  }
   if (__builtin_expect(
-          n == 1 ||
-              ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) &&
-               a >= n) ||
+          ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) &&
+           a >= n) ||
               (j != 0 && !fpar__sg_matches(w, kind, type, a)),
           0))
     return 0;
   sg = fpar__subgroup_of(w);
-  g = &w->run;
   if (j == 0)
     fpar__sg_record(w, it, kind, type, a);
   o = &sg->v[sg->parity];
