@@ -359,10 +359,10 @@ START_TEST(test_ragged_last_group) {
     ck_assert(out != NULL);
     launch_ok(e.q, ragged_kernel, out, G, L, (unsigned)S);
     for (size_t i = 0; i < G; i++) {
-      size_t group_end = (i / L + 1) * L < G ? (i / L + 1) * L : G;
-      size_t first = i - (i % L) % S;
-      size_t n = group_end - first < S ? group_end - first : S;
-      size_t j = i - first;
+      size_t l[3] = {i % L, 0, 0};
+      size_t r[3] = {i / L * L + L <= G ? L : G % L, 1, 1};
+      sg_model m = model_of(l, r, S);
+      size_t j = m.local_id, first = i - j, n = m.size;
       uint32_t sum = 0;
 
       for (size_t k = first; k < first + n; k++)
