@@ -62,10 +62,11 @@ typedef struct fpar__launch_spec {
   /* FPAR__PHASE: runs one work group (sched/group/phase.c), set by the API
    * layer so that the scheduler need not know phase kernels. */
   void (*run_group)(struct fpar__worker *w, size_t linear);
-  fpar_phase_rows_fn phase_rows;       /* FPAR__PHASE: one phase of a group */
-  fpar_phase_rows_fn phase_split_rows; /* FPAR__PHASE: phase_rows' other
-                                          form, or NULL: phase_rows alone */
-  size_t state_size, state_align;      /* FPAR__PHASE: each call's state */
+  fpar_phase_rows_fn phase_rows;        /* FPAR__PHASE: one phase of a group */
+  fpar_phase_rows_fn phase_split_rows;  /* FPAR__PHASE: phase_rows' other
+                                           form, or NULL: phase_rows alone */
+  fpar_phase_rows_fn phase_scalar_rows; /* FPAR__PHASE: its third, or NULL */
+  size_t state_size, state_align;       /* FPAR__PHASE: each call's state */
   size_t local_size, local_align; /* FPAR__PHASE: the group's local struct */
   const char *phase_file;         /* FPAR__PHASE: file of the barriers */
   int phase_debug;                /* FPAR__PHASE: poison the states */

@@ -146,7 +146,7 @@ static unsigned fpar__phase_step(fpar__worker *w, const fpar_item *it,
   uint64_t start = 0;
 
   if (rows == NULL) {
-    rows = t->tried;
+    rows = fpar__phase_trial_tried(t, resume);
     start = fpar__now_ns();
   }
   if (rows(it, l->spec.args, local, m->states, m->stops, resume, uniform,
@@ -192,7 +192,7 @@ void fpar__phase_run_group(fpar__worker *w, size_t linear) {
       break;
     w->run.barriers++;
   }
-  fpar__phase_trial_end(&trial, &l->spec);
+  fpar__phase_trial_end(&trial);
   fpar__group_end(w);
 }
 

@@ -1,33 +1,41 @@
 /* SPDX-License-Identifier: MIT */
-/* phase_choice.c - the choice between a phase kernel's two row runners
- * (<fiberpar/phase.h>): one folds the calls' stops into its item loops,
- * the other after each row.  The fold is a reduction, and with it GCC
- * leaves about half of the item loops it would otherwise vectorize
- * scalar; vectorized, some phases run twice as fast, others slower (a
- * loop that runs both sides of every test on every work-item, or the
- * masks of a few active ones).  Nothing at compile time tells which, so
- * each worker measures.
+/* phase_choice.c - the choice between a phase kernel's row runners
+ * (<fiberpar/phase.h>).  The fused one folds the calls' stops into its
+ * item loops, the split one after each row.  The fold is a reduction,
+ * and with it GCC leaves about half of the item loops it would otherwise
+ * vectorize scalar; vectorized, some phases run twice as fast, others
+ * slower (a loop that runs both sides of every test on every work-item,
+ * or the masks of a few active ones).  The scalar runner is the fused
+ * one with no loop vectorized: where a vector loop gathers and scatters
+ * for a few active work-items (nw's diagonals) it runs 15-20% faster
+ * than either.  Nothing at compile time tells which, so each worker
+ * measures.
  *
- * The worker's groups of a kernel go in pairs, one group on each runner,
- * the order alternating from pair to pair (fused, split; split, fused;
- * ...) so that neither runner always comes first after a launch starts.
- * In each pair, each phase (by the barrier it resumes after) compares
- * the two groups' time in it, and once the pairs agree (fpar__choice_pair)
- * the phase keeps one runner and runs untimed on the worker from then on:
- * after 2 to 8 pairs, the first pair not counted (its caches are cold).
- * A pair's groups are alike in most kernels (the same code on other
- * data), and a majority of pairs keeps one group that a page fault or a
- * preemption slowed from deciding.  A phase's time includes two reads of
- * the clock, tens of nanoseconds in a virtual machine: for the smallest
- * phases the choice is a coin toss between runners that differ by less.
+ * Runners meet two at a time, per phase (by the barrier it resumes
+ * after): fused against split, then the winner (the holder) against the
+ * scalar one.  The worker's groups of a kernel go in pairs, the holder
+ * on one group and the challenger on the other, the order alternating
+ * from pair to pair (holder, challenger; challenger, holder; ...) so
+ * that neither always comes first after a launch starts.  In each pair,
+ * each phase compares the two groups' time in it, and once the pairs
+ * agree (fpar__choice_pair) the phase goes on to its next challenger, or
+ * keeps its holder and runs untimed on the worker from then on: after 2
+ * to 8 pairs per meeting, the first pair of the kernel not counted (its
+ * caches are cold).  A pair's groups are alike in most kernels (the same
+ * code on other data), and a majority of pairs keeps one group that a
+ * page fault or a preemption slowed from deciding.  A phase's time
+ * includes two reads of the clock, tens of nanoseconds in a virtual
+ * machine: for the smallest phases the choice is a coin toss between
+ * runners that differ by less.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sched/group/phase_choice.h"
 
-/* Pairs of groups a phase is tried on, and how much faster the split
- * runner must be in a pair to count (in 32nds: 31/32, 3%). */
+/* Pairs of groups a meeting of two runners takes at most, and how much
+ * faster the challenger must be in a pair to count (in 32nds: 31/32,
+ * 3%). */
 #define FPAR__CHOICE_PAIRS 8
 #define FPAR__CHOICE_MARGIN 31
 #define FPAR__CHOICE_SCORE 4
@@ -41,13 +49,14 @@ struct fpar__phase_choices {
   fpar__phase_choice *last; /* the entry found last */
 };
 
-/* Whether c is the entry of launch l's kernel.  Both runners are the
- * key: a kernel unloaded with its library (dlclose) and another loaded
- * at the same addresses then share an entry whose chosen runners are
- * the new kernel's own. */
+/* Whether c is the entry of launch l's kernel.  All runners are the key:
+ * a kernel unloaded with its library (dlclose) and another loaded at the
+ * same addresses then share an entry whose chosen runners are the new
+ * kernel's own. */
 static int fpar__choice_is(const fpar__phase_choice *c,
                            const fpar__launch_spec *l) {
-  return c->rows == l->phase_rows && c->split_rows == l->phase_split_rows;
+  return c->runner[0] == l->phase_rows && c->runner[1] == l->phase_split_rows &&
+         c->runner[2] == l->phase_scalar_rows;
 }
 
 /* The kernel's entry: its own, else a free one near its hash, else the
@@ -62,13 +71,16 @@ static fpar__phase_choice *fpar__choice_find(fpar__phase_choices *table,
     c = &table->kernel[(at + k) % FPAR__CHOICE_KERNELS];
     if (fpar__choice_is(c, l))
       return c;
-    if (c->rows == NULL)
+    if (c->runner[0] == NULL)
       break;
   }
   if (k == FPAR__CHOICE_PROBES)
     c = &table->kernel[at];
-  *c = (fpar__phase_choice){.rows = l->phase_rows,
-                            .split_rows = l->phase_split_rows};
+  memset(c, 0, sizeof *c);
+  c->runner[0] = l->phase_rows;
+  c->runner[1] = l->phase_split_rows;
+  c->runner[2] = l->phase_scalar_rows;
+  c->runners = l->phase_scalar_rows != NULL ? 3 : 2;
   return c;
 }
 
@@ -77,6 +89,7 @@ void fpar__phase_trial_begin(fpar__phase_choices **table,
   fpar__phase_choice *c;
   uint32_t g;
 
+  /* A kernel has a scalar runner only beside a split one. */
   t->choice = NULL;
   if (l->phase_split_rows == NULL)
     return;
@@ -86,42 +99,57 @@ void fpar__phase_trial_begin(fpar__phase_choices **table,
   if (c == NULL || !fpar__choice_is(c, l))
     c = (*table)->last = fpar__choice_find(*table, l);
   t->choice = c;
-  /* Pairs alternate which runner goes first: fused, split; split, fused. */
+  /* Pairs alternate which runner goes first: holder, challenger;
+   * challenger, holder. */
   g = c->groups++;
-  t->tried = (g ^ (g >> 1)) & 1 ? l->phase_split_rows : l->phase_rows;
+  t->challenger = (g ^ (g >> 1)) & 1;
   t->second = (int)(g & 1);
   t->timed = 0;
   memset(t->ns, 0, sizeof t->ns);
 }
 
-/* The pair's second group ran the phase in ns (split: on the split
- * runner): count the pair.  Returns 1 when the phase takes the split
- * runner, -1 the fused one, 0 while undecided: once one runner has won a
+/* The pair's second group ran the phase in ns (challenger: on the
+ * challenger): count the pair.  Returns 1 when the challenger wins the
+ * meeting, -1 the holder, 0 while undecided: once one runner has won a
  * majority of FPAR__CHOICE_PAIRS pairs, or sooner when the score says so.
- * Each pair adds 1 to it when the split runner was faster (by
- * FPAR__CHOICE_MARGIN), 2 when it took less than 3/4 of the fused one's
+ * Each pair adds 1 to it when the challenger was faster (by
+ * FPAR__CHOICE_MARGIN), 2 when it took less than 3/4 of the holder's
  * time, and takes 1 away otherwise, 2 when it took more than 4/3: two
  * pairs that agree by a quarter decide. */
-static int fpar__choice_pair(fpar__phase_verdict *v, int split, uint64_t ns) {
-  uint64_t split_ns = split ? ns : v->first_ns;
-  uint64_t fused_ns = split ? v->first_ns : ns;
-  int faster = split_ns * 32 < fused_ns * FPAR__CHOICE_MARGIN;
+static int fpar__choice_pair(fpar__phase_verdict *v, unsigned challenger,
+                             uint64_t ns) {
+  uint64_t challenger_ns = challenger ? ns : v->first_ns;
+  uint64_t holder_ns = challenger ? v->first_ns : ns;
+  int faster = challenger_ns * 32 < holder_ns * FPAR__CHOICE_MARGIN;
 
   v->first_ns = 0;
   v->pairs++;
-  v->split_faster += faster;
-  v->score += faster ? (split_ns * 4 < fused_ns * 3 ? 2 : 1)
-                     : (split_ns * 3 > fused_ns * 4 ? -2 : -1);
+  v->challenger_faster += faster;
+  v->score += faster ? (challenger_ns * 4 < holder_ns * 3 ? 2 : 1)
+                     : (challenger_ns * 3 > holder_ns * 4 ? -2 : -1);
   if (v->score >= FPAR__CHOICE_SCORE ||
-      2 * v->split_faster > FPAR__CHOICE_PAIRS)
+      2 * v->challenger_faster > FPAR__CHOICE_PAIRS)
     return 1;
   if (v->score <= -FPAR__CHOICE_SCORE ||
-      2 * (v->pairs - v->split_faster) >= FPAR__CHOICE_PAIRS)
+      2 * (v->pairs - v->challenger_faster) >= FPAR__CHOICE_PAIRS)
     return -1;
   return 0;
 }
 
-void fpar__phase_trial_end(fpar__phase_trial *t, const fpar__launch_spec *l) {
+/* Phase k's meeting ended: its winner holds, and meets the next runner
+ * (from the next pair of groups on), or is the phase's choice. */
+static void fpar__choice_met(fpar__phase_choice *c, unsigned k, int verdict) {
+  fpar__phase_verdict *v = &c->phase[k];
+
+  if (verdict > 0)
+    v->holder = (unsigned char)(v->stage + 1);
+  if (v->stage + 2u < c->runners)
+    *v = (fpar__phase_verdict){.holder = v->holder, .stage = v->stage + 1};
+  else
+    c->chosen[k] = c->runner[v->holder];
+}
+
+void fpar__phase_trial_end(fpar__phase_trial *t) {
   fpar__phase_choice *c = t->choice;
   unsigned k;
 
@@ -140,9 +168,9 @@ void fpar__phase_trial_end(fpar__phase_trial *t, const fpar__launch_spec *l) {
     }
     if (v->first_ns == 0)
       continue;
-    verdict = fpar__choice_pair(v, t->tried == l->phase_split_rows, t->ns[k]);
+    verdict = fpar__choice_pair(v, t->challenger, t->ns[k]);
     if (verdict != 0)
-      c->chosen[k] = verdict > 0 ? l->phase_split_rows : l->phase_rows;
+      fpar__choice_met(c, k, verdict);
   }
 }
 
