@@ -1273,12 +1273,12 @@ static inline void *fpar__local_buffer_fast(fpar_item *it, unsigned k) {
 typedef struct fpar_kernel fpar_kernel;
 
 /** How a phase kernel (FPAR_PHASE_KERNEL) runs (FIBERPAR_PHASE=loops|
- *  fibers|debug|loops-fused|loops-split). */
+ *  fibers|debug|loops-fused|loops-split|loops-scalar). */
 typedef enum fpar_phase_mode {
   FPAR_PHASE_DEFAULT = 0, /**< FIBERPAR_PHASE, else FPAR_PHASE_LOOPS */
-  /** Each phase as one loop over the work-items, in whichever of its two
-   *  forms (FUSED, SPLIT below) each worker measured faster on its first
-   *  groups of the kernel. */
+  /** Each phase as one loop over the work-items, in whichever of its
+   *  forms (FUSED, SPLIT, SCALAR below) each worker measured fastest on
+   *  its first groups of the kernel. */
   FPAR_PHASE_LOOPS,
   FPAR_PHASE_FIBERS, /**< each work-item a fiber, as a kernel with
                           fpar_barrier() (the reference) */
@@ -1290,7 +1290,12 @@ typedef enum fpar_phase_mode {
   /** As loops, in the form that folds the calls' stops after each row's
    *  item loops: loops GCC vectorizes more often (a lane kernel runs its
    *  only form). */
-  FPAR_PHASE_LOOPS_SPLIT
+  FPAR_PHASE_LOOPS_SPLIT,
+  /** As loops, in the fused form compiled without loop vectorization:
+   *  faster where vector loops gather and scatter for a few active
+   *  work-items (a lane kernel, or a kernel built without GCC's
+   *  optimization, runs its fused form). */
+  FPAR_PHASE_LOOPS_SCALAR
 } fpar_phase_mode;
 
 /** fpar_launch_desc::flags. */
@@ -1431,8 +1436,8 @@ static inline void fpar_launch_desc_init(fpar_launch_desc *d) {
 
 /* The fpar_kernel of a kernel that is not a phase kernel. */
 #define FPAR__KERNEL_DEF(name, fn, row, lanes)                                 \
-  static const fpar_kernel name = {#name, __FILE__, fn, row, lanes, NULL,      \
-                                   NULL,  NULL,     0,  0,   0,     0};
+  static const fpar_kernel name = {                                            \
+      #name, __FILE__, fn, row, lanes, NULL, NULL, NULL, 0, 0, 0, 0, NULL};
 
 /**
  * \brief Submit the kernel \p k (FPAR_KERNEL and friends) for every

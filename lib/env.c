@@ -236,12 +236,12 @@ int fpar__env_stack_guard(const char *name, int *prot) {
   return fpar__env_keyword(name, words, values, 2, NULL, prot);
 }
 int fpar__env_phase(const char *name, fpar_phase_mode *out) {
-  static const char *const words[] = {"loops", "fibers", "debug", "loops-fused",
-                                      "loops-split"};
-  static const int values[] = {FPAR_PHASE_LOOPS, FPAR_PHASE_FIBERS,
-                               FPAR_PHASE_DEBUG, FPAR_PHASE_LOOPS_FUSED,
-                               FPAR_PHASE_LOOPS_SPLIT};
-  int v = (int)*out, err = fpar__env_keyword(name, words, values, 5, NULL, &v);
+  static const char *const words[] = {
+      "loops", "fibers", "debug", "loops-fused", "loops-split", "loops-scalar"};
+  static const int values[] = {FPAR_PHASE_LOOPS,       FPAR_PHASE_FIBERS,
+                               FPAR_PHASE_DEBUG,       FPAR_PHASE_LOOPS_FUSED,
+                               FPAR_PHASE_LOOPS_SPLIT, FPAR_PHASE_LOOPS_SCALAR};
+  int v = (int)*out, err = fpar__env_keyword(name, words, values, 6, NULL, &v);
 
   *out = (fpar_phase_mode)v;
   return err;

@@ -236,7 +236,7 @@ static int fpar__launch_phase(fpar__launch_spec *l, const fpar_launch_desc *d) {
   fpar_phase_mode mode = d->phase_mode;
   int err;
 
-  if ((unsigned)mode > FPAR_PHASE_LOOPS_SPLIT)
+  if ((unsigned)mode > FPAR_PHASE_LOOPS_SCALAR)
     return fpar__set_error(FPAR_EINVAL,
                            "launch '%s': phase_mode %u is not an "
                            "fpar_phase_mode",
@@ -274,13 +274,16 @@ static int fpar__launch_phase(fpar__launch_spec *l, const fpar_launch_desc *d) {
     return 0;
   l->model = FPAR__PHASE;
   l->run_group = fpar__phase_run_group;
-  /* Loops run each phase in the form the worker measures faster, when the
-   * kernel has two (sched/group/phase_choice.c). */
+  /* Loops run each phase in the form the worker measures fastest, when
+   * the kernel has more than one (sched/group/phase_choice.c). */
   l->phase_rows = mode == FPAR_PHASE_DEBUG ? k->phase_debug_rows
                   : mode == FPAR_PHASE_LOOPS_SPLIT && k->phase_split_rows
                       ? k->phase_split_rows
+                  : mode == FPAR_PHASE_LOOPS_SCALAR && k->phase_scalar_rows
+                      ? k->phase_scalar_rows
                       : k->phase_rows;
   l->phase_split_rows = mode == FPAR_PHASE_LOOPS ? k->phase_split_rows : NULL;
+  l->phase_scalar_rows = mode == FPAR_PHASE_LOOPS ? k->phase_scalar_rows : NULL;
   l->phase_debug = mode == FPAR_PHASE_DEBUG;
   l->state_size = k->state_size;
   l->state_align = k->state_align;

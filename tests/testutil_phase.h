@@ -7,14 +7,15 @@
 #include "testutil.h"
 
 static const fpar_phase_mode modes[] = {
-    FPAR_PHASE_LOOPS, FPAR_PHASE_DEBUG, FPAR_PHASE_FIBERS,
-    FPAR_PHASE_LOOPS_FUSED, FPAR_PHASE_LOOPS_SPLIT};
-static const char *const mode_names[] = {"loops", "debug", "fibers",
-                                         "loops-fused", "loops-split"};
+    FPAR_PHASE_LOOPS,       FPAR_PHASE_DEBUG,       FPAR_PHASE_FIBERS,
+    FPAR_PHASE_LOOPS_FUSED, FPAR_PHASE_LOOPS_SPLIT, FPAR_PHASE_LOOPS_SCALAR};
+static const char *const mode_names[] = {
+    "loops", "debug", "fibers", "loops-fused", "loops-split", "loops-scalar"};
 
 /* The modes above: the first three are the ways a phase kernel runs, the
- * last two the forms of its loops, which FPAR_PHASE_LOOPS chooses from. */
-#define NUM_MODES 5
+ * last three the forms of its loops, which FPAR_PHASE_LOOPS chooses
+ * from. */
+#define NUM_MODES 6
 
 /* Submit k in the given mode with optional launch-time local buffers. */
 static inline int submit(fpar_test_env *e, const fpar_kernel *k,

@@ -130,6 +130,9 @@ struct fpar_kernel {
   size_t state_align; /**< its alignment */
   size_t local_size;  /**< bytes of the group's local struct, or 0 */
   size_t local_align; /**< its alignment */
+  /** phase_rows compiled without loop vectorization, or NULL (lane
+   *  kernels, FPAR_PHASE_ONE_FORM, builds not optimized by GCC) */
+  fpar_phase_rows_fn phase_scalar_rows;
 };
 
 /**
@@ -498,8 +501,8 @@ typedef struct fpar_phase_no_state {
                               fpar_stops_, fpar_resume_, FPAR__PHASE_DEBUG, 0, \
                               0);                                              \
   }                                                                            \
-  FPAR__PHASE_ROWS(name, name##_fpar_rows_, step, 0)                           \
-  FPAR__PHASE_SPLIT_ROWS(name, step)                                           \
+  FPAR__PHASE_ROWS(name, name##_fpar_rows_, step, 0, FPAR__PHASE_OPTIMIZE)     \
+  FPAR__PHASE_OTHER_ROWS(name, step)                                           \
   FPAR__PHASE_RUNNERS_WARN_POP                                                 \
   static void name##_fpar_fibers_(fpar_item *fpar_it_, void *fpar_args_) {     \
     state_type fpar_st_;                                                       \
@@ -533,20 +536,23 @@ typedef struct fpar_phase_no_state {
                                    sizeof(state_type),                         \
                                    __alignof__(state_type),                    \
                                    (local_size),                               \
-                                   (local_align)};
+                                   (local_align),                              \
+                                   FPAR__PHASE_SCALAR_RUNNER(name, step)};
 
 /* A row runner of the kernel (fpar_kernel::phase_rows), its item loops
  * folding the calls' stops as they go (split: 0), or in a loop of their
  * own after each row (split: 1; fpar_kernel::phase_split_rows).  The
  * fold is a reduction, which keeps GCC from vectorizing many item loops:
  * without it some phases run twice as fast, others slower (a vectorized
- * loop that runs both sides of every test).  fpar_phase_mode says which
- * runs; lane kernels, whose calls are vectors already, have one form. */
-#define FPAR__PHASE_ROWS(name, fn, step, split)                                \
-  static FPAR__PHASE_OPTIMIZE unsigned fn(                                     \
-      const fpar_item *fpar_it_, void *fpar_args_, void *fpar_lm_,             \
-      void *fpar_states_, unsigned *fpar_stops_, unsigned fpar_resume_,        \
-      int fpar_uniform_, int fpar_by_value_) {                                 \
+ * loop that runs both sides of every test).  opt: the function's
+ * optimization attribute (FPAR__PHASE_OPTIMIZE, or _SCALAR for
+ * fpar_kernel::phase_scalar_rows).  fpar_phase_mode says which runs;
+ * lane kernels, whose calls are vectors already, have one form. */
+#define FPAR__PHASE_ROWS(name, fn, step, split, opt)                           \
+  static opt unsigned fn(const fpar_item *fpar_it_, void *fpar_args_,          \
+                         void *fpar_lm_, void *fpar_states_,                   \
+                         unsigned *fpar_stops_, unsigned fpar_resume_,         \
+                         int fpar_uniform_, int fpar_by_value_) {              \
     /* The loops' calls store collectives' values in the group's view: a       \
      * library of another view (this kernel compiled with another header)      \
      * runs each call out of line, whose collectives call the library. */      \
@@ -559,21 +565,6 @@ typedef struct fpar_phase_no_state {
     }                                                                          \
     FPAR__PHASE_DISPATCH(name, step, 0, split)                                 \
   }
-
-/* The split runner, left out where FPAR_PHASE_ONE_FORM is defined before
- * <fiberpar.h> is included: the row runners take most of a phase
- * kernel's compile time and code, and with one form each takes half (in
- * examples/real, 27 s against 59 for lud.c and scan.c); loops then run
- * the fused form.  Lane kernels have no split runner. */
-#ifdef FPAR_PHASE_ONE_FORM
-#define FPAR__PHASE_SPLIT_ROWS(name, step)
-#define FPAR__PHASE_SPLIT_RUNNER(name, step) NULL
-#else
-#define FPAR__PHASE_SPLIT_ROWS(name, step)                                     \
-  FPAR__PHASE_ROWS(name, name##_fpar_split_rows_, step, 1)
-#define FPAR__PHASE_SPLIT_RUNNER(name, step)                                   \
-  ((step) == 1 ? name##_fpar_split_rows_ : NULL)
-#endif
 
 /* The calls of a phase run in chunks of FPAR__PHASE_CHUNK work-items: an
  * inner loop whose count is a constant is one GCC vectorizes at -O2 (its
@@ -763,10 +754,42 @@ typedef struct fpar_phase_no_state {
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__) &&       \
     !defined(__OPTIMIZE_SIZE__)
 #define FPAR__PHASE_OPTIMIZE __attribute__((optimize("O3")))
+#define FPAR__PHASE_OPTIMIZE_SCALAR                                            \
+  __attribute__((optimize("O3", "no-tree-loop-vectorize")))
 #elif defined(__GNUC__) && !defined(__clang__)
 #define FPAR__PHASE_OPTIMIZE __attribute__((optimize("unswitch-loops")))
 #else
 #define FPAR__PHASE_OPTIMIZE
+#endif
+
+/* The split and scalar runners, left out where FPAR_PHASE_ONE_FORM is
+ * defined before <fiberpar.h> is included: the row runners take most of
+ * a phase kernel's compile time and code (examples/real/lud.c on AMD Zen
+ * 5: 8.7 s and 111 KB of text with one form, 19.8 s and 270 KB with
+ * two, 25.6 s and 352 KB with three); loops then run the fused form.
+ * Lane kernels have neither.
+ * The scalar runner is the fused one without loop vectorization, which
+ * only GCC's optimizing builds do apart (FPAR__PHASE_OPTIMIZE_SCALAR). */
+#if defined(FPAR_PHASE_ONE_FORM)
+#define FPAR__PHASE_OTHER_ROWS(name, step)
+#define FPAR__PHASE_SPLIT_RUNNER(name, step) NULL
+#define FPAR__PHASE_SCALAR_RUNNER(name, step) NULL
+#elif defined(FPAR__PHASE_OPTIMIZE_SCALAR)
+#define FPAR__PHASE_OTHER_ROWS(name, step)                                     \
+  FPAR__PHASE_ROWS(name, name##_fpar_split_rows_, step, 1,                     \
+                   FPAR__PHASE_OPTIMIZE)                                       \
+  FPAR__PHASE_ROWS(name, name##_fpar_scalar_rows_, step, 0,                    \
+                   FPAR__PHASE_OPTIMIZE_SCALAR)
+#define FPAR__PHASE_SPLIT_RUNNER(name, step)                                   \
+  ((step) == 1 ? name##_fpar_split_rows_ : NULL)
+#define FPAR__PHASE_SCALAR_RUNNER(name, step)                                  \
+  ((step) == 1 ? name##_fpar_scalar_rows_ : NULL)
+#else
+#define FPAR__PHASE_OTHER_ROWS(name, step)                                     \
+  FPAR__PHASE_ROWS(name, name##_fpar_split_rows_, step, 1, FPAR__PHASE_OPTIMIZE)
+#define FPAR__PHASE_SPLIT_RUNNER(name, step)                                   \
+  ((step) == 1 ? name##_fpar_split_rows_ : NULL)
+#define FPAR__PHASE_SCALAR_RUNNER(name, step) NULL
 #endif
 
 #if defined(__GNUC__) && !defined(__clang__)
