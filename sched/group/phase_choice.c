@@ -80,7 +80,6 @@ static fpar__phase_choice *fpar__choice_find(fpar__phase_choices *table,
   c->runner[0] = l->phase_rows;
   c->runner[1] = l->phase_split_rows;
   c->runner[2] = l->phase_scalar_rows;
-  c->runners = l->phase_scalar_rows != NULL ? 3 : 2;
   return c;
 }
 
@@ -143,7 +142,7 @@ static void fpar__choice_met(fpar__phase_choice *c, unsigned k, int verdict) {
 
   if (verdict > 0)
     v->holder = (unsigned char)(v->stage + 1);
-  if (v->stage + 2u < c->runners)
+  if (v->stage + 2u < FPAR__CHOICE_RUNNERS && c->runner[v->stage + 2] != NULL)
     *v = (fpar__phase_verdict){.holder = v->holder, .stage = v->stage + 1};
   else
     c->chosen[k] = c->runner[v->holder];

@@ -30,8 +30,7 @@ typedef struct fpar__phase_choice {
   /* The kernel's runners: fused, split, scalar (NULL: none); a free
    * entry's fused one is NULL. */
   fpar_phase_rows_fn runner[FPAR__CHOICE_RUNNERS];
-  unsigned runners; /* runners the phases meet: 2 or 3 */
-  uint32_t groups;  /* groups of the kernel the worker started */
+  uint32_t groups; /* groups of the kernel the worker started */
   fpar_phase_rows_fn chosen[FPAR__CHOICE_PHASES]; /* NULL: on trial */
   fpar__phase_verdict phase[FPAR__CHOICE_PHASES];
 } fpar__phase_choice;
