@@ -502,7 +502,8 @@ typedef struct fpar_phase_no_state {
                               0);                                              \
   }                                                                            \
   FPAR__PHASE_ROWS(name, name##_fpar_rows_, step, 0, FPAR__PHASE_OPTIMIZE)     \
-  FPAR__PHASE_OTHER_ROWS(name, step)                                           \
+  FPAR__PHASE_SPLIT_ROWS(name, step)                                           \
+  FPAR__PHASE_SCALAR_ROWS(name, step)                                          \
   FPAR__PHASE_RUNNERS_WARN_POP                                                 \
   static void name##_fpar_fibers_(fpar_item *fpar_it_, void *fpar_args_) {     \
     state_type fpar_st_;                                                       \
@@ -770,25 +771,23 @@ typedef struct fpar_phase_no_state {
  * Lane kernels have neither.
  * The scalar runner is the fused one without loop vectorization, which
  * only GCC's optimizing builds do apart (FPAR__PHASE_OPTIMIZE_SCALAR). */
-#if defined(FPAR_PHASE_ONE_FORM)
-#define FPAR__PHASE_OTHER_ROWS(name, step)
+#ifdef FPAR_PHASE_ONE_FORM
+#define FPAR__PHASE_SPLIT_ROWS(name, step)
 #define FPAR__PHASE_SPLIT_RUNNER(name, step) NULL
-#define FPAR__PHASE_SCALAR_RUNNER(name, step) NULL
-#elif defined(FPAR__PHASE_OPTIMIZE_SCALAR)
-#define FPAR__PHASE_OTHER_ROWS(name, step)                                     \
-  FPAR__PHASE_ROWS(name, name##_fpar_split_rows_, step, 1,                     \
-                   FPAR__PHASE_OPTIMIZE)                                       \
-  FPAR__PHASE_ROWS(name, name##_fpar_scalar_rows_, step, 0,                    \
-                   FPAR__PHASE_OPTIMIZE_SCALAR)
-#define FPAR__PHASE_SPLIT_RUNNER(name, step)                                   \
-  ((step) == 1 ? name##_fpar_split_rows_ : NULL)
-#define FPAR__PHASE_SCALAR_RUNNER(name, step)                                  \
-  ((step) == 1 ? name##_fpar_scalar_rows_ : NULL)
 #else
-#define FPAR__PHASE_OTHER_ROWS(name, step)                                     \
+#define FPAR__PHASE_SPLIT_ROWS(name, step)                                     \
   FPAR__PHASE_ROWS(name, name##_fpar_split_rows_, step, 1, FPAR__PHASE_OPTIMIZE)
 #define FPAR__PHASE_SPLIT_RUNNER(name, step)                                   \
   ((step) == 1 ? name##_fpar_split_rows_ : NULL)
+#endif
+#if !defined(FPAR_PHASE_ONE_FORM) && defined(FPAR__PHASE_OPTIMIZE_SCALAR)
+#define FPAR__PHASE_SCALAR_ROWS(name, step)                                    \
+  FPAR__PHASE_ROWS(name, name##_fpar_scalar_rows_, step, 0,                    \
+                   FPAR__PHASE_OPTIMIZE_SCALAR)
+#define FPAR__PHASE_SCALAR_RUNNER(name, step)                                  \
+  ((step) == 1 ? name##_fpar_scalar_rows_ : NULL)
+#else
+#define FPAR__PHASE_SCALAR_ROWS(name, step)
 #define FPAR__PHASE_SCALAR_RUNNER(name, step) NULL
 #endif
 
