@@ -442,6 +442,79 @@ START_TEST(test_float_bits_agree) {
 }
 END_TEST
 
+/* ---- A state that parts from the others --------------------------------
+ *
+ * The loops run a phase from copies of state 0 only while every state
+ * holds the same bytes.  One work-item (`odd`) changes one word of a
+ * four-word state in the second phase: if the states were taken for
+ * equal, the third phase would start that work-item from state 0 and lose
+ * its change.  The float word differs only in its sign bit (-0.0 == 0.0
+ * as floats, not as bytes). */
+typedef struct part_args {
+  uint32_t *out; /* four words per work-item */
+  size_t odd;    /* the work-item that changes a word */
+  int word;      /* which: 0-2 the ints, 3 the float */
+} part_args;
+
+typedef struct part_state {
+  uint32_t w[3];
+  float f;
+} part_state;
+
+FPAR_PHASE_KERNEL(phase_part, it, p, part_state, st) {
+  const part_args *a = p;
+  size_t lid = fpar_local_linear_id(it), g = fpar_global_linear_id(it);
+
+  FPAR_PHASE_BEGIN();
+  st->w[0] = st->w[1] = st->w[2] = 5;
+  st->f = 0.0f;
+  FPAR_PHASE_BARRIER();
+  if (lid == a->odd) {
+    if (a->word < 3)
+      st->w[a->word] += 1000;
+    else
+      st->f = -0.0f;
+  }
+  FPAR_PHASE_BARRIER();
+  st->w[0] += 1;
+  FPAR_PHASE_BARRIER();
+  memcpy(&a->out[4 * g], st, sizeof *st);
+  FPAR_PHASE_END();
+}
+
+START_TEST(test_states_part) {
+  /* Groups of 19: a chunk of 16 work-items and 3 after it; the odd one
+   * first, inside the chunk and after it. */
+  static const size_t odds[] = {0, 5, 17};
+  const size_t L = 19, n = 2 * L;
+  fpar_test_env e;
+  uint32_t out[4 * 2 * 19];
+
+  fpar_test_env_init(&e, 0);
+  for (int m = 0; m < NUM_MODES; m++)
+    for (size_t o = 0; o < sizeof odds / sizeof *odds; o++)
+      for (int word = 0; word < 4; word++) {
+        part_args a = {out, odds[o], word};
+        run_ok(&e, &phase_part, fpar_range1(n), fpar_range1(L), &a, modes[m],
+               NULL, 0);
+        for (size_t i = 0; i < n; i++) {
+          int odd = i % L == odds[o];
+          uint32_t want[4] = {6, 5, 5, 0};
+          if (odd && word < 3)
+            want[word] += 1000;
+          if (odd && word == 3)
+            want[3] = 0x80000000u;
+          ck_assert_msg(memcmp(&out[4 * i], want, sizeof want) == 0,
+                        "%s, odd work-item %zu, word %d: work-item %zu has "
+                        "%u %u %u %08x",
+                        mode_names[m], odds[o], word, i, out[4 * i],
+                        out[4 * i + 1], out[4 * i + 2], out[4 * i + 3]);
+        }
+      }
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 /* ---- Divergence --------------------------------------------------------- */
 
 typedef struct count_state {
@@ -1034,6 +1107,7 @@ static Suite *phase_suite(void) {
                       sizeof hist_sizes / sizeof *hist_sizes);
   tcase_add_test(tc, test_forms_many_groups);
   tcase_add_test(tc, test_float_bits_agree);
+  tcase_add_test(tc, test_states_part);
   tcase_add_test(tc, test_state_memory_grows);
   tcase_add_test(tc, test_stateless);
   tcase_add_test(tc, test_by_value_args);
