@@ -31,6 +31,7 @@ static int fpar__worker_init(fpar__worker *w, const fpar__worker_setup *setup,
   w->sched = setup->sched;
   w->claims = setup->claims;
   w->num_chunks = setup->workers;
+  w->run.serial = 1; /* no group's: records start at 0 (worker.h) */
   w->run.shared_fpenv = cfg->fpenv == FPAR_FPENV_SHARED;
   w->run.fpu = setup->fpu;
   w->trace = fpar__trace_worker_get(setup->trace, i);
@@ -166,7 +167,7 @@ void fpar__worker_run_launch(fpar__worker *w, fpar__launch *l) {
     fpar__worker_report_fault(w);
     if (w->trace != NULL)
       fpar__trace_group_end(w, 1);
-    fpar__arena_release(&w->arena, w->run.arena_mark);
+    fpar__group_end(w);
     w->run.fibers = FPAR__LOOP;
     w->run.parked = 0; /* the group's fibers stopped mid-kernel */
     w->run.cur = 0;

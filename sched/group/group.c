@@ -395,6 +395,7 @@ void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
 
 void fpar__group_end(fpar__worker *w) {
   w->run.loop_item = NULL;
+  w->run.serial++; /* what a feature kept for the group is stale now */
   fpar__arena_release(&w->arena, w->run.arena_mark);
 }
 

@@ -149,7 +149,10 @@ static inline size_t fpar__fiber_first_item(const fpar__worker *w, size_t f) {
  * reset, *it its work-item 0 (and the item a fault names). */
 void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it);
 
-/* End the running group: its group-local memory is released. */
+/* End the running group (or the one a fault abandoned): its group-local
+ * memory is released, and its serial passes, so that what features keep
+ * for it (fpar__group_run.serial) is not taken for a later scoped
+ * group's. */
 void fpar__group_end(fpar__worker *w);
 
 /* Run nd_range group `linear` of the worker's launch. */

@@ -67,8 +67,10 @@ typedef struct fpar__group_run {
   const fpar_nd_geometry *geo;
   fpar_nd_geometry edge;
   unsigned barriers; /* rendezvous passed since the trace's group began */
-  size_t serial;     /* groups begun on the worker: a feature that keeps
-                        records per group tells a new group by it */
+  size_t serial;     /* steps at each nd_range group's start and end,
+                        from 1: a feature that keeps a record per group
+                        (its first state 0) tells by it the group that
+                        made it from any other, or none running */
   uint16_t phase_op; /* *view.phase_op: a phase's collective, or 0 */
 } fpar__group_run;
 _Static_assert(offsetof(fpar__group_run, view) == 0,
