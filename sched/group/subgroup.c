@@ -173,6 +173,22 @@ static inline int fpar__sg_matches(fpar__worker *w, unsigned kind,
          (fpar__sg_uniform_name(kind) == NULL || a == sg->uniform);
 }
 
+/* Let the running group's next operations take the fast path when its
+ * fibers have stacks of their own and its sub-groups a power-of-two size
+ * (under racecheck every member takes the slow path, which tells TSan).
+ * Checked once per group, so that the fast path reads three words of the
+ * worker instead of following the launch. */
+static void fpar__sg_permit(fpar__worker *w, fpar__subgroup_run *sg) {
+  const fpar__launch_spec *spec = &w->launch->spec;
+
+  if (fpar__tsan_enabled() || spec->subgroup_mask == 0 ||
+      w->run.fibers != FPAR__FIBERS_OWN)
+    return;
+  sg->fast_group = w->run.serial;
+  sg->fast_mask = spec->subgroup_mask;
+  sg->fast_whole = spec->subgroups_whole;
+}
+
 /* The operation `kind` on `type` of work-item it, with its value v and
  * argument a (uniform where fpar__sg_uniform_name() names it), in any
  * state: its names are looked up only on the way to a fault. */
@@ -217,6 +233,7 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
                           fpar__subgroup_name(kind, type));
   if (__builtin_expect(sg->v == NULL, 0))
     fpar__sg_alloc(w);
+  fpar__sg_permit(w, sg);
   o = &sg->v[sg->parity];
   o->in[j] = v;
   fpar__race_sg_arrive(w, f - j);
@@ -239,8 +256,9 @@ typedef struct fpar__sg_step {
 } fpar__sg_step;
 
 /* The operation's steady state, inlined into each public function so that
- * kind and type are constants: fibers with stacks of their own, sub-groups
- * of a power of two, this one of more than one, every member at the
+ * kind and type are constants: a group the slow path has permitted
+ * (fpar__sg_permit: fibers with stacks of their own, sub-groups of a
+ * power of two), this sub-group of more than one, every member at the
  * operation the first recorded.  A member stores its value and is done
  * but for the switch in *s, which the public function makes as its last
  * act (a tail call, as the barrier's); so is the last member, after it
@@ -255,15 +273,14 @@ fpar__sg_arrive(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
   fpar__subgroup_values *o;
   size_t mask, n, j;
 
-  /* Under racecheck every member takes the slow path, which tells TSan. */
-  if (__builtin_expect(fpar__tsan_enabled() || w == NULL || w->launch == NULL ||
-                           (mask = w->launch->spec.subgroup_mask) == 0 ||
-                           w->run.fibers != FPAR__FIBERS_OWN ||
-                           fpar__subgroup_of(w)->v == NULL,
-                       0))
+  if (__builtin_expect(w == NULL, 0))
     return 0;
+  sg = fpar__subgroup_of(w);
   g = &w->run;
-  if (__builtin_expect(w->launch->spec.subgroups_whole, 1)) {
+  if (__builtin_expect(sg->fast_group != g->serial, 0))
+    return 0;
+  mask = sg->fast_mask;
+  if (__builtin_expect(sg->fast_whole, 1)) {
     /* Fiber f runs work-item f, or under FIBERPAR_SCHEDULE one in the
      * same place of another sub-group (they move as wholes). */
     j = g->cur & mask;
@@ -281,7 +298,6 @@ fpar__sg_arrive(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
               (j != 0 && !fpar__sg_matches(w, kind, type, a)),
           0))
     return 0;
-  sg = fpar__subgroup_of(w);
   if (j == 0)
     fpar__sg_record(w, it, kind, type, a);
   o = &sg->v[sg->parity];

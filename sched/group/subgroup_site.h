@@ -35,6 +35,13 @@ typedef struct fpar__subgroup_run {
   unsigned parity;          /* which values the operation uses */
   fpar__subgroup_values *v; /* v[0] and v[1], allocated at the worker's first
                                operation, so that idle workers do not hold it */
+  /* The fast path's permit: the serial of the group (fpar__group_run
+   * .serial) whose operations may take it, and the launch's sub-group
+   * mask and whole flag, copied when the group's first operation has
+   * found that they may. */
+  size_t fast_group;
+  size_t fast_mask;
+  int fast_whole;
 } fpar__subgroup_run;
 _Static_assert(sizeof(fpar__subgroup_run) <= FPAR__SLOT_BYTES,
                "the sub-group state fits its slot");
