@@ -250,14 +250,16 @@ fpar__async_call(fpar_item *it, fpar__async_copy *c, const char *fn) {
 
 /* The running group's records, and in *i the caller's local linear id,
  * when a copy or wait call of work-item it may be the steady state (in a
- * kernel's group that has made its first call; not under racecheck, where
- * every call takes the full path, which tells TSan); else NULL. */
+ * kernel's group that has made its first call: the records carry its
+ * serial, which no other group, scoped ones included, has; not under
+ * racecheck, where every call takes the full path, which tells TSan);
+ * else NULL. */
 static inline __attribute__((always_inline)) fpar__async_run *
 fpar__async_steady_run(const fpar_item *it, size_t *i) {
   fpar__worker *w = fpar__self;
   fpar__async_run *a;
 
-  if (fpar__tsan_enabled() || !fpar__async_in_kernel(w))
+  if (fpar__tsan_enabled() || w == NULL)
     return NULL;
   a = fpar__async_of(w);
   if (a->group != w->run.serial)
