@@ -382,16 +382,40 @@ static void scoped_copy_fn(fpar_group *g, void *p) {
   fpar_async_work_group_copy(NULL, misuse_buf, misuse_buf + 8, 4, 4, 0);
 }
 
+static void scoped_wait_fn(fpar_group *g, void *p) {
+  fpar_copy_event e = 1;
+
+  (void)g;
+  (void)p;
+  fpar_wait_group_events(NULL, 1, &e);
+}
+
+/* A copy and a wait in a scoped group, on a worker that never ran a group
+ * (its records are in their first state) and on one whose last group made
+ * copies and waited (one worker, so the same one): the records of that
+ * group may not pass for the scoped group's. */
 START_TEST(test_in_scoped_group) {
+  static const fpar_group_fn fns[] = {scoped_copy_fn, scoped_wait_fn};
+  static const char *const names[] = {"fpar_async_work_group_copy",
+                                      "fpar_wait_group_events"};
   fpar_test_env e;
   fpar_event *ev;
+  int after, k;
 
-  fpar_test_env_init(&e, THREADS);
-  ck_assert_fpar_ok(fpar_parallel(e.q, fpar_range1(2), fpar_range1(4),
-                                  scoped_copy_fn, NULL, &ev));
-  fpar_test_wait_fault(ev, FPAR_ENOTKERNEL, "fpar_async_work_group_copy",
-                       "scoped or hierarchical");
-  fpar_test_env_fini(&e);
+  for (k = 0; k < 2; k++)
+    for (after = 0; after < 2; after++) {
+      fpar_test_env_init(&e, 1);
+      if (after) {
+        ck_assert_fpar_ok(fpar_parallel_for(
+            e.q, fpar_range1(16), fpar_range1(8), good_copy_kernel, NULL, &ev));
+        fpar_test_wait_ok(ev);
+      }
+      ck_assert_fpar_ok(fpar_parallel(e.q, fpar_range1(2), fpar_range1(4),
+                                      fns[k], NULL, &ev));
+      fpar_test_wait_fault(ev, FPAR_ENOTKERNEL, names[k],
+                           "scoped or hierarchical");
+      fpar_test_env_fini(&e);
+    }
 }
 END_TEST
 
