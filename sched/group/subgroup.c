@@ -176,8 +176,9 @@ static inline int fpar__sg_matches(fpar__worker *w, unsigned kind,
 /* Let the running group's next operations take the fast path when its
  * fibers have stacks of their own and its sub-groups a power-of-two size
  * (under racecheck every member takes the slow path, which tells TSan).
- * Checked once per group, so that the fast path reads three words of the
- * worker instead of following the launch. */
+ * Checked on the slow path, which a group's first operation takes, so
+ * that the fast path compares the group's serial and reads the mask from
+ * the worker instead of following the launch. */
 static void fpar__sg_permit(fpar__worker *w, fpar__subgroup_run *sg) {
   const fpar__launch_spec *spec = &w->launch->spec;
 
