@@ -9,6 +9,7 @@
  * (tests/test_faults_ucontext).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -108,8 +109,9 @@ static uint64_t now_ms(void) {
 
 /* Before the group starts, note which worker runs it; with two workers,
  * the first group of each waits (up to 10 s) until a group has run on the
- * other, so that both take part.  Then reverse the group's values through
- * group-local memory. */
+ * other, so that both take part (yielding its core meanwhile, or under
+ * Valgrind the other worker may never start).  Then reverse the group's
+ * values through group-local memory. */
 static void good_reverse_kernel(fpar_item *it, void *p) {
   good_args *a = p;
   size_t lid = fpar_local_id(it, 0), n = fpar_local_range(it, 0);
@@ -124,7 +126,7 @@ static void good_reverse_kernel(fpar_item *it, void *p) {
     if (a->want_two_workers) {
       uint64_t deadline = now_ms() + 10000;
       while (!atomic_load(&a->other_thread) && now_ms() < deadline)
-        ;
+        sched_yield();
     }
   }
   tmp = fpar_group_local_memory(it, n * sizeof *tmp, 0);

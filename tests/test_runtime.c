@@ -4,6 +4,7 @@
  *
  * Every test runs in its own forked process, so a test may set environment
  * variables freely; each still unsets what it set before it ends. */
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -54,7 +55,10 @@ typedef struct concurrency_probe {
 /* One work-item per group: enter, wait until probe->target groups have
  * arrived (or the time runs out), leave.  A worker runs one group at a
  * time, so without a timeout all target groups were inside together, which
- * takes at least target workers. */
+ * takes at least target workers.  The wait yields its core: with more
+ * workers than cores, and under Valgrind (which runs one thread at a time
+ * and hands its lock unfairly), a group that only spins can keep the
+ * others from ever starting. */
 static void rendezvous_kernel(fpar_item *it, void *args) {
   concurrency_probe *p = args;
   unsigned now = atomic_fetch_add(&p->inside, 1) + 1;
@@ -70,6 +74,7 @@ static void rendezvous_kernel(fpar_item *it, void *args) {
       atomic_fetch_add(&p->timed_out, 1);
       break;
     }
+    sched_yield();
   }
   atomic_fetch_sub(&p->inside, 1);
 }
