@@ -148,17 +148,14 @@ fpar__sg_resume_first(fpar__worker *w, size_t f, size_t n) {
 
 /* The first member of a sub-group records the operation and holds the
  * group's rendezvous until the last member arrives. */
-static inline void fpar__sg_record(fpar__worker *w, const fpar_item *it,
-                                   unsigned kind, unsigned type, uint64_t a) {
+static inline void fpar__sg_record(fpar__worker *w, unsigned kind,
+                                   unsigned type, uint64_t a) {
   fpar__group_run *g = &w->run;
   fpar__subgroup_run *sg = fpar__subgroup_of(w);
 
   sg->group_site = g->site;
   g->site = FPAR__SITE_SUBGROUP;
-  sg->first_item = fpar_local_linear_id(it);
-  sg->kind = kind;
-  sg->type = type;
-  sg->uniform = a;
+  sg->op = fpar__sg_op_key(kind, type, a);
   sg->parity ^= 1;
 }
 
@@ -168,9 +165,8 @@ static inline int fpar__sg_matches(fpar__worker *w, unsigned kind,
                                    unsigned type, uint64_t a) {
   const fpar__subgroup_run *sg = fpar__subgroup_of(w);
 
-  return w->run.site == FPAR__SITE_SUBGROUP && sg->kind == kind &&
-         sg->type == type &&
-         (fpar__sg_uniform_name(kind) == NULL || a == sg->uniform);
+  return w->run.site == FPAR__SITE_SUBGROUP &&
+         sg->op == fpar__sg_op_key(kind, type, a);
 }
 
 /* Let the running group's next operations take the fast path when its
@@ -228,7 +224,7 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
   }
   f = g->cur;
   if (j == 0)
-    fpar__sg_record(w, it, kind, type, a);
+    fpar__sg_record(w, kind, type, a);
   else if (__builtin_expect(!fpar__sg_matches(w, kind, type, a), 0))
     fpar__sg_check_member(w, fpar_local_linear_id(it), j, kind, type, a,
                           fpar__subgroup_name(kind, type));
@@ -300,7 +296,7 @@ fpar__sg_arrive(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
           0))
     return 0;
   if (j == 0)
-    fpar__sg_record(w, it, kind, type, a);
+    fpar__sg_record(w, kind, type, a);
   o = &sg->v[sg->parity];
   o->in[j] = v;
   s->w = w;

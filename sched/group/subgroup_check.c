@@ -95,7 +95,7 @@ void fpar__sg_check_member(fpar__worker *w, size_t i, size_t j, unsigned kind,
                       "work-item %zu waits at %s while %s at %s", i, name,
                       items, fpar__site_what(other, sizeof other, g->site));
   }
-  if (sg->kind != kind || sg->type != type) {
+  if (fpar__sg_key_kind(sg->op) != kind || fpar__sg_key_type(sg->op) != type) {
     snprintf(other, sizeof other, "waits at %s", name);
     fpar__subgroup_diverged(w, i, other);
   }
@@ -105,5 +105,5 @@ void fpar__sg_check_member(fpar__worker *w, size_t i, size_t j, unsigned kind,
                     "work-item %zu passed %" PRIu64
                     ": it must be the same in every work-item of the "
                     "sub-group",
-                    i, arg, u, name, sg->first_item, sg->uniform);
+                    i, arg, u, name, i - j, fpar__sg_key_uniform(sg->op));
 }

@@ -31,11 +31,15 @@ const char *fpar__subgroup_name(unsigned kind, unsigned type) {
 
 _Noreturn void fpar__subgroup_diverged(fpar__worker *w, size_t item,
                                        const char *what) {
-  const fpar__subgroup_run *sg = fpar__subgroup_of(w);
+  const fpar_nd_geometry *geo = w->run.geo;
+  uint64_t op = fpar__subgroup_of(w)->op;
   char items[64];
+  /* The waiting members are the ones of item's sub-group before it. */
+  size_t j = item % geo->local_range[0] % geo->sub_group_size;
 
-  fpar__describe_items(items, sizeof items, sg->first_item, item - 1,
+  fpar__describe_items(items, sizeof items, item - j, item - 1,
                        "of its sub-group waits", "of its sub-group wait");
-  fpar__group_abort(w, FPAR_EDIVERGENCE, "work-item %zu %s while %s at %s",
-                    item, what, items, fpar__sg_names[sg->kind][sg->type]);
+  fpar__group_abort(
+      w, FPAR_EDIVERGENCE, "work-item %zu %s while %s at %s", item, what, items,
+      fpar__sg_names[fpar__sg_key_kind(op)][fpar__sg_key_type(op)]);
 }

@@ -29,9 +29,7 @@ typedef struct fpar__subgroup_values {
  * before every member has arrived at the next, so has read. */
 typedef struct fpar__subgroup_run {
   const char *group_site;   /* fpar__group_run.site, put back at the end */
-  size_t first_item;        /* local linear id of the first member */
-  unsigned kind, type;      /* the operation */
-  uint64_t uniform;         /* the first member's uniform argument */
+  uint64_t op;              /* the first member's fpar__sg_op_key() */
   unsigned parity;          /* which values the operation uses */
   fpar__subgroup_values *v; /* v[0] and v[1], allocated at the worker's first
                                operation, so that idle workers do not hold it */
@@ -85,6 +83,28 @@ static inline const char *fpar__sg_uniform_name(unsigned kind) {
   default:
     return NULL;
   }
+}
+
+/* Operation `kind` on `type` with argument a, in one word that members
+ * compare: the kind in bits 0-7, the type in 8-15 and, for the operations
+ * with a uniform argument, the argument in 32-63.  Exact: the shuffles'
+ * mask and delta are 32-bit, and a broadcast's lane is checked to be
+ * below the sub-group's size first. */
+static inline uint64_t fpar__sg_op_key(unsigned kind, unsigned type,
+                                       uint64_t a) {
+  return kind | (uint64_t)type << 8 |
+         (fpar__sg_uniform_name(kind) != NULL ? a << 32 : 0);
+}
+
+/* The kind, type and uniform argument of an operation key. */
+static inline unsigned fpar__sg_key_kind(uint64_t op) {
+  return (unsigned)(op & 0xff);
+}
+static inline unsigned fpar__sg_key_type(uint64_t op) {
+  return (unsigned)(op >> 8 & 0xff);
+}
+static inline uint64_t fpar__sg_key_uniform(uint64_t op) {
+  return op >> 32;
 }
 
 /* "fpar_sub_group_KIND_TYPE" of an operation (FPAR__SG_*) and type. */
