@@ -169,13 +169,14 @@ static _Noreturn void fpar__async_differs(fpar__worker *w, size_t i,
                     i, fn, k, arg, mine, owner, first);
 }
 
-/* Whether call c has the arguments of the group's copy o. */
+/* Whether call c has the arguments of the group's copy o.  One compare
+ * and branch per field, each taking o's field from memory: no register
+ * beyond the arguments', so the steady state saves none. */
 static inline int fpar__async_same(const fpar__async_copy *c,
                                    const fpar__async_copy *o) {
-  return (((uintptr_t)c->dst ^ (uintptr_t)o->dst) |
-          ((uintptr_t)c->src ^ (uintptr_t)o->src) | (c->num ^ o->num) |
-          (c->elem_size ^ o->elem_size) | (c->dst_stride ^ o->dst_stride) |
-          (c->src_stride ^ o->src_stride) | (c->event ^ o->event)) == 0;
+  return c->dst == o->dst && c->src == o->src && c->num == o->num &&
+         c->elem_size == o->elem_size && c->dst_stride == o->dst_stride &&
+         c->src_stride == o->src_stride && c->event == o->event;
 }
 
 /* A copy call c of fn, in any state: the group's first call (or the
@@ -287,16 +288,27 @@ fpar__async_steady(const fpar_item *it, fpar__async_copy c) {
   return o;
 }
 
-/* The copy call with the arguments of c, by fpar__async_call (out of the
- * steady state's way). */
+/* A contiguous copy call, by fpar__async_call (out of the steady state's
+ * way).  It takes the public function's six arguments, all in
+ * registers, so that the public function reaches it by a tail call. */
 static __attribute__((noinline)) fpar_copy_event
-fpar__async_call_with(fpar_item *it, void *dst, const void *src, size_t num,
-                      size_t elem_size, size_t dst_stride, size_t src_stride,
-                      fpar_copy_event event, const char *fn) {
+fpar__async_call_contiguous(fpar_item *it, void *dst, const void *src,
+                            size_t num, size_t elem_size,
+                            fpar_copy_event event) {
+  fpar__async_copy c = {dst, src, num, elem_size, 1, 1, event, 0, 0};
+
+  return fpar__async_call(it, &c, "fpar_async_work_group_copy");
+}
+
+/* A strided copy call, by fpar__async_call. */
+static __attribute__((noinline)) fpar_copy_event
+fpar__async_call_strided(fpar_item *it, void *dst, const void *src, size_t num,
+                         size_t elem_size, size_t dst_stride, size_t src_stride,
+                         fpar_copy_event event) {
   fpar__async_copy c = {dst,        src,   num, elem_size, dst_stride,
                         src_stride, event, 0,   0};
 
-  return fpar__async_call(it, &c, fn);
+  return fpar__async_call(it, &c, "fpar_async_work_group_strided_copy");
 }
 
 fpar_copy_event fpar_async_work_group_copy(fpar_item *it, void *dst,
@@ -308,8 +320,7 @@ fpar_copy_event fpar_async_work_group_copy(fpar_item *it, void *dst,
 
   return __builtin_expect(o != NULL, 1)
              ? o->got
-             : fpar__async_call_with(it, dst, src, num, elem_size, 1, 1, event,
-                                     "fpar_async_work_group_copy");
+             : fpar__async_call_contiguous(it, dst, src, num, elem_size, event);
 }
 
 fpar_copy_event fpar_async_work_group_strided_copy(
@@ -321,9 +332,8 @@ fpar_copy_event fpar_async_work_group_strided_copy(
 
   return __builtin_expect(o != NULL, 1)
              ? o->got
-             : fpar__async_call_with(it, dst, src, num, elem_size, dst_stride,
-                                     src_stride, event,
-                                     "fpar_async_work_group_strided_copy");
+             : fpar__async_call_strided(it, dst, src, num, elem_size,
+                                        dst_stride, src_stride, event);
 }
 
 static const char fpar__wait_name[] = "fpar_wait_group_events";
