@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* test_phase_uniform.c - phase kernels with a group-uniform part of the
- * state (FPAR_PHASE_KERNEL_UNIFORM, FPAR_PHASE_KERNEL_LOCAL_UNIFORM).
+ * state (FPAR_PHASE_KERNEL_UNIFORM, FPAR_PHASE_KERNEL_LOCAL_UNIFORM, and
+ * their _STATELESS forms).
  *
  * A windowed Kogge-Stone scan, the shape of SHOC's bottom scan: the window,
  * its seed and the scan's step are the same in every work-item (the
  * uniform part), the values differ (the state).  It runs as loops, as
  * debug loops and on fibers, with odd group sizes (a row's last calls run
  * out of line) and in 2-D groups, and each result is checked against a
- * serial scan.  A kernel that writes a different value into the uniform
+ * serial scan.  A tree reduction in SHOC's shape, whose only value across
+ * its barriers is the tree's stride, runs in every mode and is checked
+ * against serial sums.  A kernel that writes a different value into the uniform
  * part in each work-item fails in debug mode with a message naming both
  * work-items and the barrier, and the runtime stays usable.
  */
@@ -98,14 +101,60 @@ FPAR_PHASE_KERNEL_UNIFORM(phase_doubling, it, p, double_uniform, u, uint64_t,
 }
 
 /* A "uniform" value that is not: each work-item writes its own id. */
-FPAR_PHASE_KERNEL_UNIFORM(phase_not_uniform, it, p, double_uniform, u, char,
-                          st) {
+FPAR_PHASE_KERNEL_UNIFORM_STATELESS(phase_not_uniform, it, p, double_uniform,
+                                    u) {
   uint32_t *out = p;
 
   FPAR_PHASE_BEGIN();
   u->round = (unsigned)fpar_local_id(it, 0) / 4;
   FPAR_PHASE_BARRIER();
   out[fpar_global_id(it, 0)] = u->round;
+  FPAR_PHASE_END();
+}
+
+/* SHOC's reduction: each group adds grid-strided pairs of elements into
+ * local memory, then halves them with a tree of barriers; work-item 0
+ * writes the group's sum.  Groups of a power of two up to TREE_MAX. */
+#define TREE_MAX 256
+
+typedef struct tree_args {
+  const uint32_t *in;
+  uint32_t *sums; /* one per group */
+  unsigned n;
+} tree_args;
+
+typedef struct tree_local {
+  uint32_t sdata[TREE_MAX];
+} tree_local;
+
+typedef struct tree_uniform {
+  unsigned s;
+} tree_uniform;
+
+FPAR_PHASE_KERNEL_LOCAL_UNIFORM_STATELESS(phase_tree_sum, it, p, tree_uniform,
+                                          u, tree_local, lm) {
+  const tree_args *a = p;
+  const unsigned tid = (unsigned)fpar_local_id(it, 0);
+  const unsigned size = (unsigned)fpar_local_range(it, 0);
+
+  FPAR_PHASE_BEGIN();
+  {
+    const unsigned grid = size * 2 * (unsigned)fpar_group_range(it, 0);
+    unsigned i = (unsigned)fpar_group_id(it, 0) * size * 2 + tid;
+
+    while (i < a->n) {
+      lm->sdata[tid] += a->in[i] + a->in[i + size];
+      i += grid;
+    }
+  }
+  FPAR_PHASE_BARRIER();
+  for (u->s = size / 2; u->s > 0; u->s >>= 1) {
+    if (tid < u->s)
+      lm->sdata[tid] += lm->sdata[tid + u->s];
+    FPAR_PHASE_BARRIER();
+  }
+  if (tid == 0)
+    a->sums[fpar_group_id(it, 0)] = lm->sdata[0];
   FPAR_PHASE_END();
 }
 
@@ -184,6 +233,35 @@ START_TEST(test_doubling_local_buffer) {
 }
 END_TEST
 
+START_TEST(test_tree_sum_stateless) {
+  enum { groups = 6 };
+  const unsigned size = 1u << (_i + 1), n = groups * size * 2 * 5;
+  uint32_t in[groups * TREE_MAX * 2 * 5], sums[groups], want[groups];
+  tree_args a = {in, sums, n};
+  fpar_test_env e;
+
+  fpar_test_env_init(&e, 0);
+  memset(want, 0, sizeof want);
+  for (unsigned i = 0; i < n; i++) {
+    in[i] = (i * 2654435761u) >> 20;
+    want[i / (size * 2) % groups] += in[i];
+  }
+  for (int m = 0; m < NUM_MODES; m++) {
+    fpar_event *ev;
+
+    memset(sums, 0xa5, sizeof sums);
+    ck_assert_fpar_ok(submit(&e, &phase_tree_sum, fpar_range1(groups * size),
+                             fpar_range1(size), &a, modes[m], NULL, 0, &ev));
+    fpar_test_wait_ok(ev);
+    for (unsigned g = 0; g < groups; g++)
+      ck_assert_msg(sums[g] == want[g],
+                    "%s, groups of %u: group %u sums %u, not %u", mode_names[m],
+                    size, g, sums[g], want[g]);
+  }
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
 /* Debug mode checks the uniform part: work-items 0-3 leave 0, the first
  * call made (debug runs in reverse) is work-item 31's, which leaves 7. */
 START_TEST(test_not_uniform_reported) {
@@ -221,6 +299,8 @@ int main(void) {
   tcase_add_loop_test(tc, test_window_scan, 0,
                       sizeof scan_shapes / sizeof *scan_shapes);
   tcase_add_test(tc, test_doubling_local_buffer);
+  /* Groups of 2 to TREE_MAX work-items. */
+  tcase_add_loop_test(tc, test_tree_sum_stateless, 0, 8);
   suite_add_tcase(s, tc);
   tc = fpar_test_case("faults");
   tcase_add_test(tc, test_not_uniform_reported);

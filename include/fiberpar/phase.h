@@ -245,6 +245,21 @@ typedef struct fpar_phase_no_state {
                      FPAR__PHASE_ITEM_CALL, 1, FPAR__PHASE_ONE_LANE,           \
                      FPAR__PHASE_SIMD)
 
+/** FPAR_PHASE_KERNEL_UNIFORM for a body whose only values across a
+ *  barrier are group-uniform (the counter of a loop around barriers, as in
+ *  a tree reduction): `u` as there, no per-work-item state to declare. */
+#define FPAR_PHASE_KERNEL_UNIFORM_STATELESS(name, it, args, uniform_type, u)   \
+  FPAR_PHASE_KERNEL_UNIFORM(name, it, args, uniform_type, u,                   \
+                            fpar_phase_no_state, fpar_phase_st_)
+
+/** FPAR_PHASE_KERNEL_LOCAL_UNIFORM with no per-work-item state (see
+ *  FPAR_PHASE_KERNEL_UNIFORM_STATELESS). */
+#define FPAR_PHASE_KERNEL_LOCAL_UNIFORM_STATELESS(                             \
+    name, it, args, uniform_type, u, local_type, lm)                           \
+  FPAR_PHASE_KERNEL_LOCAL_UNIFORM(name, it, args, uniform_type, u,             \
+                                  fpar_phase_no_state, fpar_phase_st_,         \
+                                  local_type, lm)
+
 /** Open the phases of a phase kernel's body: the code before it is the
  *  prologue, run at the start of every phase. */
 #define FPAR_PHASE_BEGIN()                                                     \
