@@ -97,8 +97,8 @@ typedef struct red_uniform {
   unsigned s;
 } red_uniform;
 
-FPAR_PHASE_KERNEL_LOCAL_UNIFORM(reduction_port, it, args, red_uniform, u, char,
-                                st, red_local, lm) {
+FPAR_PHASE_KERNEL_LOCAL_UNIFORM_STATELESS(reduction_port, it, args, red_uniform,
+                                          u, red_local, lm) {
   const red_args *a = args;
   const unsigned tid = (unsigned)fpar_local_id(it, 0);
   const unsigned blockSize = (unsigned)fpar_local_range(it, 0);
