@@ -81,11 +81,24 @@ extern "C" {
 FPAR_QUERY size_t fpar_sub_group_max_size(const fpar_item *it) {
   return it->geometry->sub_group_size;
 }
+
+/* x / s and x % s for a sub-group size s (a variable, read twice): a
+ * shift and a mask when s is a power of two, as every size the runtime
+ * picks is, else a division, which costs tens of cycles in queries a
+ * kernel may make once per work-item.  Macros, since the queries are
+ * extern inline (FPAR_QUERY) and may not call static functions. */
+#define FPAR__SUB_GROUP_DIV(x, s)                                              \
+  (((s) & ((s)-1)) == 0 ? (x) >> __builtin_ctzl(s) : (x) / (s))
+#define FPAR__SUB_GROUP_MOD(x, s)                                              \
+  (((s) & ((s)-1)) == 0 ? (x) & ((s)-1) : (x) % (s))
+
 /** \brief The work-item's id within its sub-group (OpenCL
  *  get_sub_group_local_id). \param it the work-item.
  *  \return local_id[0] % S. */
 FPAR_QUERY size_t fpar_sub_group_local_id(const fpar_item *it) {
-  return fpar_local_id(it, 0) % fpar_sub_group_max_size(it);
+  size_t s = fpar_sub_group_max_size(it);
+
+  return FPAR__SUB_GROUP_MOD(fpar_local_id(it, 0), s);
 }
 /** \brief Work-items in the work-item's sub-group (OpenCL
  *  get_sub_group_size): S, or fewer in the last sub-group of a row.
@@ -102,8 +115,8 @@ FPAR_QUERY size_t fpar_sub_group_size(const fpar_item *it) {
 FPAR_QUERY size_t fpar_num_sub_groups(const fpar_item *it) {
   size_t s = fpar_sub_group_max_size(it);
 
-  return (fpar_local_range(it, 0) + s - 1) / s * fpar_local_range(it, 1) *
-         fpar_local_range(it, 2);
+  return FPAR__SUB_GROUP_DIV(fpar_local_range(it, 0) + s - 1, s) *
+         fpar_local_range(it, 1) * fpar_local_range(it, 2);
 }
 /** \brief The sub-group's id within the work-group (OpenCL
  *  get_sub_group_id): row after row, along dimension 0 within a row.
@@ -113,8 +126,8 @@ FPAR_QUERY size_t fpar_sub_group_id(const fpar_item *it) {
   size_t row =
       fpar_local_id(it, 1) + fpar_local_range(it, 1) * fpar_local_id(it, 2);
 
-  return row * ((fpar_local_range(it, 0) + s - 1) / s) +
-         fpar_local_id(it, 0) / s;
+  return row * FPAR__SUB_GROUP_DIV(fpar_local_range(it, 0) + s - 1, s) +
+         FPAR__SUB_GROUP_DIV(fpar_local_id(it, 0), s);
 }
 
 /** \brief The sub-group's votes (cl_khr_subgroup_ballot): bit k is set
