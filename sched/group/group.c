@@ -302,6 +302,21 @@ void fpar__group_promote(fpar__worker *w) {
   g->fibers = copied ? FPAR__FIBERS_COPIED : FPAR__FIBERS_OWN;
 }
 
+/* Work-items x..n-1 of a row, one call of `kernel` each: a loop of its
+ * own, so that what it keeps across the calls (five values) stays in
+ * callee-saved registers instead of being reloaded around every call. */
+static __attribute__((noinline)) void fpar__run_items(fpar_item *it,
+                                                      fpar_kernel_fn kernel,
+                                                      void *args, size_t x,
+                                                      size_t n) {
+  for (; x < n; x++) {
+    it->local_id[0] = x;
+    if (__builtin_expect(it->local_calls != 0, 0))
+      it->local_calls = 0;
+    kernel(it, args);
+  }
+}
+
 /* Work-items 1.. of a group whose work-item 0 returned without reaching a
  * barrier: a plain loop, calls of the launch's row runner, or one call
  * per sub-group of a lane kernel.  (A barrier reached now is divergence
@@ -339,10 +354,13 @@ static void fpar__run_loop(fpar__worker *w, fpar_item *it) {
         z = it->local_id[2];
         continue;
       }
+      if (lanes == 1) {
+        fpar__run_items(it, kernel, args, x0, lr[0]);
+        continue;
+      }
       for (x = x0; x < lr[0]; x += lanes) {
         it->local_id[0] = x;
-        if (lanes > 1)
-          it->lanes = fpar__lanes_left(lr[0], lanes, x);
+        it->lanes = fpar__lanes_left(lr[0], lanes, x);
         if (__builtin_expect(it->local_calls != 0, 0))
           it->local_calls = 0;
         kernel(it, args);
