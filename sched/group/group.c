@@ -302,6 +302,16 @@ void fpar__group_promote(fpar__worker *w) {
   g->fibers = copied ? FPAR__FIBERS_COPIED : FPAR__FIBERS_OWN;
 }
 
+/* Call `kernel` for the work-item at x of the row *it stands for, its
+ * group-local requests counted from none. */
+static inline void fpar__run_item(fpar_item *it, size_t x,
+                                  fpar_kernel_fn kernel, void *args) {
+  it->local_id[0] = x;
+  if (__builtin_expect(it->local_calls != 0, 0))
+    it->local_calls = 0;
+  kernel(it, args);
+}
+
 /* Work-items x..n-1 of a row, one call of `kernel` each: a loop of its
  * own, so that what it keeps across the calls (five values) stays in
  * callee-saved registers instead of being reloaded around every call. */
@@ -309,12 +319,8 @@ static __attribute__((noinline)) void fpar__run_items(fpar_item *it,
                                                       fpar_kernel_fn kernel,
                                                       void *args, size_t x,
                                                       size_t n) {
-  for (; x < n; x++) {
-    it->local_id[0] = x;
-    if (__builtin_expect(it->local_calls != 0, 0))
-      it->local_calls = 0;
-    kernel(it, args);
-  }
+  for (; x < n; x++)
+    fpar__run_item(it, x, kernel, args);
 }
 
 /* Work-items 1.. of a group whose work-item 0 returned without reaching a
@@ -359,11 +365,8 @@ static void fpar__run_loop(fpar__worker *w, fpar_item *it) {
         continue;
       }
       for (x = x0; x < lr[0]; x += lanes) {
-        it->local_id[0] = x;
         it->lanes = fpar__lanes_left(lr[0], lanes, x);
-        if (__builtin_expect(it->local_calls != 0, 0))
-          it->local_calls = 0;
-        kernel(it, args);
+        fpar__run_item(it, x, kernel, args);
       }
     }
   }
