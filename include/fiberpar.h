@@ -1124,9 +1124,11 @@ typedef struct fpar__local_obj {
  * start of the group's run, or a copy of it (phase loops).  Internal: its
  * layout is not part of the API and may change in any release.  `abi`,
  * first, never moves: it is FPAR__GROUP_VIEW_ABI of the library that
- * wrote the view, which changes with the layout, and code compiled
- * against another layout finds it different and calls the functions. */
-#define FPAR__GROUP_VIEW_ABI 0x56570002u
+ * wrote the view, which changes with the layout or with what phase
+ * loops exchange with the library (version 3: the states-equal entry
+ * after a phase's stops, <fiberpar/phase.h>), and code compiled against
+ * another version finds it different and calls the functions. */
+#define FPAR__GROUP_VIEW_ABI 0x56570003u
 typedef struct fpar__group_view {
   unsigned abi; /* FPAR__GROUP_VIEW_ABI: "VW", then the layout's version */
   void *local_buffers[FPAR_MAX_LOCAL_BUFFERS]; /* the launch's buffers */

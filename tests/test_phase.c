@@ -182,9 +182,12 @@ FPAR_PHASE_KERNEL(phase_ids, it, p, char, st) {
   FPAR_PHASE_END();
 }
 
-static const struct {
+/* A launch's global and local ranges. */
+typedef struct launch_shape {
   fpar_range global, local;
-} id_shapes[] = {
+} launch_shape;
+
+static const launch_shape id_shapes[] = {
     {{1, {12, 1, 1}}, {1, {3, 1, 1}}},
     {{2, {10, 6, 1}}, {2, {5, 3, 1}}},
     {{3, {6, 4, 6}}, {3, {3, 2, 3}}},
@@ -511,6 +514,93 @@ START_TEST(test_states_part) {
                         out[4 * i + 1], out[4 * i + 2], out[4 * i + 3]);
         }
       }
+  fpar_test_env_fini(&e);
+}
+END_TEST
+
+/* ---- Word-sized states that part ----------------------------------------
+ *
+ * The runners note themselves whether states of 4 or 8 bytes ended a
+ * phase equal (after the stops), instead of the library comparing them.
+ * The same parting as above with such states: one work-item changes its
+ * state in the second phase (a low word and, for the 8-byte state, the
+ * top bit of the high one); taken for equal, the third phase would start
+ * it from state 0.  In groups of 19 (one chunk of 16 and 3 after it), in
+ * 2-D groups whose odd work-item is in the last row, and where the last
+ * group is 14 work-items wide. */
+typedef struct word_part_args {
+  uint64_t *out;
+  size_t odd;    /* the local linear id that changes its state */
+  uint64_t bump; /* what it adds */
+} word_part_args;
+
+typedef struct word32_state {
+  uint32_t v;
+} word32_state;
+
+typedef struct word64_state {
+  uint64_t v;
+} word64_state;
+
+#define WORD_PART_KERNEL(name, state_type)                                     \
+  FPAR_PHASE_KERNEL(name, it, p, state_type, st) {                             \
+    const word_part_args *a = p;                                               \
+    size_t lid = fpar_local_linear_id(it);                                     \
+                                                                               \
+    FPAR_PHASE_BEGIN();                                                        \
+    st->v = 5;                                                                 \
+    FPAR_PHASE_BARRIER();                                                      \
+    if (lid == a->odd)                                                         \
+      st->v += a->bump;                                                        \
+    FPAR_PHASE_BARRIER();                                                      \
+    st->v += 1;                                                                \
+    FPAR_PHASE_BARRIER();                                                      \
+    a->out[fpar_global_linear_id(it)] = st->v;                                 \
+    FPAR_PHASE_END();                                                          \
+  }
+WORD_PART_KERNEL(phase_part32, word32_state)
+WORD_PART_KERNEL(phase_part64, word64_state)
+
+START_TEST(test_word_states_part) {
+  static const size_t odds[] = {0, 5, 13, 17, 40};
+  static const launch_shape shapes[] = {
+      {{1, {38, 1, 1}}, {1, {19, 1, 1}}},
+      {{2, {38, 3, 1}}, {2, {19, 3, 1}}},
+      {{1, {33, 1, 1}}, {1, {19, 1, 1}}},
+  };
+  const fpar_kernel *kernels[2] = {&phase_part32, &phase_part64};
+  const uint64_t bumps[2] = {1000, 1000 + (1ull << 63)};
+  uint64_t out[38 * 3];
+  fpar_test_env e;
+
+  fpar_test_env_init(&e, 0);
+  for (int m = 0; m < NUM_MODES; m++)
+    for (int k = 0; k < 2; k++)
+      for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+        for (size_t o = 0; o < sizeof odds / sizeof *odds; o++) {
+          const fpar_range *g = &shapes[sh].global, *l = &shapes[sh].local;
+          size_t gx = g->size[0], lx = l->size[0], n = gx * g->size[1];
+          word_part_args a = {out, odds[o], k ? bumps[1] : bumps[0]};
+
+          if (odds[o] >= lx * l->size[1])
+            continue;
+          run_ok(&e, kernels[k], *g, *l, &a, modes[m], NULL, 0);
+          for (size_t i = 0; i < n; i++) {
+            /* Work-item i: column x of row y, in the group starting at
+             * column x - x % lx (the last may be narrower). */
+            size_t x = i % gx, y = i / gx;
+            size_t width = gx - x / lx * lx < lx ? gx - x / lx * lx : lx;
+            size_t lid = x % lx + y % l->size[1] * width;
+            uint64_t want = lid == odds[o] ? 6 + a.bump : 6;
+            if (!k)
+              want = (uint32_t)want;
+            ck_assert_msg(out[i] == want,
+                          "%s, %s, shape %zu, odd work-item %zu: work-item "
+                          "%zu has %llu, not %llu",
+                          mode_names[m], kernels[k]->name, sh, odds[o], i,
+                          (unsigned long long)out[i], (unsigned long long)want);
+          }
+        }
   fpar_test_env_fini(&e);
 }
 END_TEST
@@ -1108,6 +1198,7 @@ static Suite *phase_suite(void) {
   tcase_add_test(tc, test_forms_many_groups);
   tcase_add_test(tc, test_float_bits_agree);
   tcase_add_test(tc, test_states_part);
+  tcase_add_test(tc, test_word_states_part);
   tcase_add_test(tc, test_state_memory_grows);
   tcase_add_test(tc, test_stateless);
   tcase_add_test(tc, test_by_value_args);

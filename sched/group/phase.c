@@ -15,6 +15,11 @@
  * the stops in the item loops or after them; the worker measures which
  * runs each phase faster (phase_choice.c).
  *
+ * Before each phase after the first, the runtime learns whether the
+ * states are all equal (then the calls start from copies of state 0):
+ * from the note the previous phase's runner left after the stops
+ * (<fiberpar/phase.h>, FPAR__PHASE_SAME), else by comparing them.
+ *
  * The states (the values a call keeps across barriers) and the stop
  * records are the worker's, grown on demand and reused by every group.
  * The worker thread allocates them and touches them first, so they lie on
@@ -76,7 +81,9 @@ static fpar__phase_mem *fpar__phase_mem_for(fpar__worker *w) {
   if (m->num_stops < l->spec.group_fibers) {
     free(m->stops);
     m->num_stops = 0;
-    if ((m->stops = malloc(l->spec.group_fibers * sizeof *m->stops)) == NULL)
+    /* And the runner's states-equal entry after them. */
+    if ((m->stops = malloc((l->spec.group_fibers + 1) * sizeof *m->stops)) ==
+        NULL)
       fpar__group_abort(w, FPAR_ENOMEM,
                         "no memory to record the stops of %zu calls",
                         l->spec.group_fibers);
@@ -133,14 +140,18 @@ static int fpar__phase_uniform(const char *s, size_t size, size_t n) {
 /* Run the phase that resumes after barrier `resume` (0: the start) for
  * every call of the group (rows and calls in reverse order in debug mode).
  * The first phase reads no state (it is uninitialised), so it runs as
- * uniform; later ones when the states are equal.  Returns where the calls
- * stopped. */
+ * uniform; later ones when the states are equal, which the previous
+ * phase's runner noted after the stops, or else a comparison here tells.
+ * Returns where the calls stopped. */
 static unsigned fpar__phase_step(fpar__worker *w, const fpar_item *it,
                                  void *local, const fpar__phase_mem *m,
                                  fpar__phase_trial *t, unsigned resume) {
   const fpar__launch *l = w->launch;
-  int uniform = resume == 0 ||
-                fpar__phase_uniform(m->states, l->spec.state_size, w->run.size);
+  unsigned *same = &m->stops[w->run.size];
+  int uniform =
+      resume == 0 || *same == 1 ||
+      (*same == FPAR__PHASE_SAME_UNKNOWN &&
+       fpar__phase_uniform(m->states, l->spec.state_size, w->run.size));
   int by_value = l->spec.args == (const void *)l->arg_copy;
   fpar_phase_rows_fn rows = fpar__phase_trial_rows(t, &l->spec, resume);
   uint64_t start = 0;
@@ -149,6 +160,7 @@ static unsigned fpar__phase_step(fpar__worker *w, const fpar_item *it,
     rows = fpar__phase_trial_tried(t, resume);
     start = fpar__now_ns();
   }
+  *same = FPAR__PHASE_SAME_UNKNOWN;
   if (rows(it, l->spec.args, local, m->states, m->stops, resume, uniform,
            by_value) != 0)
     fpar__phase_mismatch(w, m->stops);
