@@ -512,7 +512,9 @@ typedef struct fpar_phase_no_state {
   }                                                                            \
   /* Whether the calls' states ended the phase equal, read with loads as       \
    * wide as the loops' stores, which the processor then forwards: see         \
-   * FPAR__PHASE_SAME. */                                                      \
+   * FPAR__PHASE_SAME.  The count of calls comes from the item, which the      \
+   * loops keep anyway: read from the library's view, a pointer live across    \
+   * them cost the loops a register (docs/phase-kernels-speed.md). */          \
   FPAR__ALWAYS_INLINE void name##_fpar_note_same_(const fpar_item *fpar_it_,   \
                                                   const void *fpar_states_,    \
                                                   unsigned *fpar_stops_) {     \
@@ -695,10 +697,10 @@ typedef struct fpar_phase_no_state {
  * is vectorized as the item loops were, with loads as wide as their
  * stores and at the same places, which the processor forwards (a phase
  * of 16 or 64 work-items with a 4-byte state, AMD Zen 5: 11-14% less
- * time per group and phase).  The scalar runner
- * leaves the note to the library: word by word, for 16 states, the loop
- * cost more than the comparison it saved (nw's port 5% slower).  States
- * of 4 or 8 bytes only: with others the entry keeps the library's
+ * time per group and phase).  The scalar runner leaves the note to the
+ * library: word by word, for 16 states, the loop cost more than the
+ * comparison it saved (nw's port 5-15% slower).  States of 4 or 8 bytes
+ * only: with others the entry keeps the library's
  * FPAR__PHASE_SAME_UNKNOWN and the library compares. */
 #define FPAR__PHASE_SAME_UNKNOWN 2u
 #if defined(__GNUC__)
