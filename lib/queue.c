@@ -29,8 +29,9 @@ int fpar_queue_create(fpar_runtime *rt, unsigned flags, fpar_queue **out) {
   return 0;
 }
 
-/* Runs on the thread that completed the launch. */
-static void fpar__queue_launch_complete(fpar__launch *l) {
+/* Runs on the thread that completed the launch.  Returns whether a wait
+ * may end: a queue's when it has drained. */
+static int fpar__queue_launch_complete(fpar__launch *l) {
   fpar_queue *q = l->hooks.queue;
 
   if (atomic_load_explicit(&l->status, memory_order_relaxed) < 0) {
@@ -40,7 +41,16 @@ static void fpar__queue_launch_complete(fpar__launch *l) {
       fpar__launch_unref(l);
   }
   fpar__uv_launch_complete(l);
-  atomic_fetch_sub_explicit(&q->outstanding, 1, memory_order_release);
+  return atomic_fetch_sub_explicit(&q->outstanding, 1, memory_order_release) ==
+         1;
+}
+
+/* The same for a launch handed out as an event, whose completion may end
+ * an fpar_event_wait too.  (A hook of its own, not a flag: the record's
+ * host-side fields fill one cache line.) */
+static int fpar__queue_event_complete(fpar__launch *l) {
+  fpar__queue_launch_complete(l);
+  return 1;
 }
 
 /* The first failure since the last wait, taken from q: its code, with
@@ -65,7 +75,8 @@ int fpar__queue_submit(fpar_queue *q, const fpar__launch_spec *spec,
     return fpar__set_error(FPAR_ENOMEM, "no memory for launch '%s'",
                            spec->name);
   l->hooks.queue = q;
-  l->hooks.complete = fpar__queue_launch_complete;
+  l->hooks.complete =
+      ev != NULL ? fpar__queue_event_complete : fpar__queue_launch_complete;
   atomic_fetch_add_explicit(&q->outstanding, 1, memory_order_relaxed);
   fpar__sched_submit(q->rt->sched, l);
   if (ev != NULL) {

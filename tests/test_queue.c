@@ -318,6 +318,60 @@ START_TEST(test_event_status_queued_and_running) {
 }
 END_TEST
 
+/* A single work-item that takes about 20 ms, asleep. */
+static void slow_kernel(fpar_item *it, void *args) {
+  (void)it, (void)args;
+  sleep_ms(20);
+}
+
+/* A host thread asleep in fpar_event_wait on a launch in the middle of a
+ * queue wakes when that launch completes, not when the queue drains (a
+ * completion wakes sleeping waiters only if it may end a wait): here the
+ * queue cannot drain before the wait returns, since a gate behind the
+ * launch waited for is opened only then.  Waits spin for 1 us, so the
+ * host sleeps through the slow launches unless it runs them itself. */
+START_TEST(test_event_wait_mid_queue) {
+  uint64_t out[N] = {0};
+  fpar_runtime_opts o;
+  fpar_runtime *rt;
+  fpar_queue *q;
+  fpar_event *mid, *last;
+  gate g;
+  int k;
+
+  gate_init(&g);
+  fpar_runtime_opts_init(&o);
+  o.spin_us = 1;
+  ck_assert_fpar_ok(fpar_runtime_create(&rt, &o));
+  ck_assert_fpar_ok(fpar_queue_create(rt, 0, &q));
+  ck_assert_fpar_ok(fpar_parallel_for(q, fpar_range1(1), fpar_range1(1),
+                                      slow_kernel, NULL, NULL));
+  for (k = 0; k < 8; k++)
+    ck_assert_fpar_ok(fpar_parallel_for(q, fpar_range1(N), fpar_range1(32),
+                                        increment_kernel, out, NULL));
+  ck_assert_fpar_ok(fpar_parallel_for(q, fpar_range1(1), fpar_range1(1),
+                                      slow_kernel, NULL, &mid));
+  submit_gate(q, &g, NULL);
+  ck_assert_fpar_ok(fpar_parallel_for(q, fpar_range1(N), fpar_range1(32),
+                                      increment_kernel, out, &last));
+
+  ck_assert_fpar_ok(fpar_event_wait(mid));
+  ck_assert_int_eq(fpar_test_state(mid), FPAR_COMPLETE);
+  ck_assert_int_ne(fpar_test_state(last), FPAR_COMPLETE);
+  ck_assert_uint_eq(out[0], 8);
+  atomic_store(&g.open, 1);
+  ck_assert_fpar_ok(fpar_queue_wait(q));
+  ck_assert_int_eq(atomic_load(&g.timed_out), 0);
+  ck_assert_int_eq(fpar_test_state(last), FPAR_COMPLETE);
+  for (k = 0; k < N; k++)
+    ck_assert_uint_eq(out[k], 9);
+  fpar_event_release(mid);
+  fpar_event_release(last);
+  fpar_queue_destroy(q);
+  ck_assert_fpar_ok(fpar_runtime_destroy(rt));
+}
+END_TEST
+
 START_TEST(test_in_order_launches_see_previous_writes) {
   enum { LAUNCHES = 200 };
   uint64_t *a = malloc(N * sizeof *a);
@@ -829,6 +883,7 @@ static Suite *queue_suite(void) {
   tc = fpar_test_case("events");
   tcase_add_test(tc, test_event_wait_completes);
   tcase_add_test(tc, test_event_status_queued_and_running);
+  tcase_add_test(tc, test_event_wait_mid_queue);
   tcase_add_test(tc, test_in_order_launches_see_previous_writes);
   tcase_add_test(tc, test_event_profile);
   tcase_add_test(tc, test_events_released_before_completion);

@@ -89,9 +89,11 @@ typedef struct fpar__launch_spec {
 
 /* The API layer's part of a launch.  The engine only calls complete(), on
  * the completing worker after the status is final and before waiters
- * wake; the rest is the API layer's own. */
+ * wake; the rest is the API layer's own.  complete() returns nonzero when
+ * the completion may end a wait (fpar__sched_wait's condition): sleeping
+ * waiters are woken only then, not at every launch of a long queue. */
 typedef struct fpar__launch_hooks {
-  void (*complete)(fpar__launch *l);
+  int (*complete)(fpar__launch *l);
   void *queue;              /* the queue it was submitted to */
   _Atomic(void *) uv_async; /* uv_async_t to signal on completion */
 } fpar__launch_hooks;

@@ -183,23 +183,28 @@ void fpar__sched_submit(fpar__sched *s, fpar__launch *l) {
 }
 
 /* The last group of l has finished: publish the result, start the next
- * launch, wake the waiters. */
+ * launch, wake the waiters if the completion may end a wait.  A host
+ * thread asleep in fpar_queue_wait behind a queue of many launches is
+ * woken once, when the queue drains: woken at every launch, it took a
+ * futex wake on the completing worker's path and a rescheduling
+ * interrupt on the core of a worker busy with the next launch. */
 static void fpar__sched_complete(fpar__sched *s, fpar__launch *l) {
-  int failed = fpar__launch_failed(l);
+  int failed = fpar__launch_failed(l), ends_wait = 1;
   fpar__launch *next = NULL;
 
   l->end_ns = fpar__now_ns();
   atomic_store_explicit(&l->status, failed ? l->fault_code : 0,
                         memory_order_release);
   if (l->hooks.complete != NULL)
-    l->hooks.complete(l);
+    ends_wait = l->hooks.complete(l);
   if (!atomic_compare_exchange_strong_explicit(
           &l->next, &next, FPAR__LAUNCH_DONE, memory_order_acq_rel,
           memory_order_acquire))
     fpar__sched_activate(s, next, l->end_ns);
   /* Against a waiter that counts itself and then checks its condition. */
   atomic_thread_fence(memory_order_seq_cst);
-  if (atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0) {
+  if (ends_wait &&
+      atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0) {
     uv_mutex_lock(&s->lock);
     uv_cond_broadcast(&s->done_cond);
     uv_mutex_unlock(&s->lock);

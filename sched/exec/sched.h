@@ -56,8 +56,9 @@ fpar__launch *fpar__sched_launch_create(fpar__sched *s,
  * once when the list was empty. */
 void fpar__sched_submit(fpar__sched *s, fpar__launch *l);
 
-/* Block until done(arg) is true; done must become true in a launch's
- * on_complete or status change.  Meanwhile a calling thread that runs no
+/* Block until done(arg) is true; done must become true in the completion
+ * of a launch whose hooks.complete returns nonzero or is NULL (a waiter
+ * asleep is woken by no other).  Meanwhile a calling thread that runs no
  * kernel runs groups of the active launch itself (help.h), which is the
  * one it waits for or one queued before it; then it spins for spin_us,
  * then sleeps.  Returns 0 once done, or at once FPAR_EFORK (see
