@@ -799,9 +799,13 @@ FPAR__SIMD fpar_vi32 fpar_vi32_shuffle(fpar_vi32 v, fpar_vi32 idx) {
    *  \param m the mask. \return the scan. */                                  \
   FPAR__SIMD T T##_scan_add(T v, fpar_vmask m) {                               \
     v = T##_select(m, v, FPAR__VZERO(T));                                      \
-    for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2)                               \
+    /* Unrolled (log2 of the widest W steps), so that each step's shift is     \
+     * a constant: at -O2 GCC 12 keeps the loop, and every step then builds    \
+     * its shuffle's indices and mask at run time, four times the work. */     \
+    _Pragma("GCC unroll 4") for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2) {     \
       v = ADD(v, T##_select(fpar_vi32_iota() >= d, T##_shuffle_up(v, d),       \
                             FPAR__VZERO(T)));                                  \
+    }                                                                          \
     return v;                                                                  \
   }                                                                            \
   /** \brief Exclusive prefix sum (lane 0 gets 0). \param v the vector.        \
