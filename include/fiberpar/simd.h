@@ -291,10 +291,12 @@ FPAR__SIMD unsigned fpar_vmask_count(fpar_vmask m) {
 /* ---- Arithmetic beyond the operators ------------------------------------ */
 
 /* fmin and fmax of two scalars, inline: a NaN loses to a number, and
- * equal operands (-0 and +0) give the first, bit for bit as glibc's
- * fminf/fmaxf.  GCC 12 emits a call to libm for __builtin_fminf unless
- * -ffinite-math-only: sixteen calls for one AVX-512 vector, where these
- * compares vectorize to a compare, a masked compare and a blend. */
+ * equal operands (-0 and +0) give the first (C leaves the choice open;
+ * glibc's x86-64 fminf/fmaxf give the second, which is why the tests
+ * accept either zero against libm).  GCC 12 emits a call to libm for
+ * __builtin_fminf unless -ffinite-math-only: sixteen calls for one
+ * AVX-512 vector, where these compares vectorize to a compare, a masked
+ * compare and a blend. */
 #define FPAR__SIMD_FMIN_FMAX(E, t)                                             \
   FPAR__SIMD E fpar__##t##_fmin(E a, E b) {                                    \
     return b < a || __builtin_isnan(a) ? b : a;                                \
@@ -416,9 +418,47 @@ FPAR__SIMD_LANE_MIN_MAX(fpar_vf64, fpar__vf64_lanes, fpar__f64_fmin,
 FPAR__SIMD_LANE_FMA(fpar_vf64, fpar__vf64_lanes, __builtin_fma)
 #endif
 
+/* Lane i of the result is lane i ^ d of v (d a power of two below W): the
+ * exchange of the min and max reductions' trees, one permute for a
+ * constant d. */
+#if defined(__clang__) || FPAR_SIMD_WIDTH == 1
+#define FPAR__SIMD_SWAP(T, P, I)                                               \
+  FPAR__SIMD T P##_swap(T v, int d) {                                          \
+    T r;                                                                       \
+    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
+      r[i] = v[i ^ d];                                                         \
+    return r;                                                                  \
+  }
+#else
+#define FPAR__SIMD_SWAP(T, P, I)                                               \
+  FPAR__SIMD T P##_swap(T v, int d) {                                          \
+    return __builtin_shuffle(                                                  \
+        v, __builtin_convertvector(fpar_vi32_iota() ^ d, I));                  \
+  }
+#endif
+FPAR__SIMD_SWAP(fpar_vf32, fpar__vf32, fpar_vi32)
+FPAR__SIMD_SWAP(fpar_vf64, fpar__vf64, fpar__vi64)
+FPAR__SIMD_SWAP(fpar_vi32, fpar__vi32, fpar_vi32)
+FPAR__SIMD_SWAP(fpar_vu32, fpar__vu32, fpar_vu32)
+#undef FPAR__SIMD_SWAP
+
+/* v with lane 0 holding OP of all its lanes in lane order: log2(W) steps,
+ * step d combining lane i with lane i + d (i ^ d) for the lanes i that
+ * are multiples of 2d, so that each combines two neighbouring runs, the
+ * earlier first.  For an associative OP (min and max, also the fmin and
+ * fmax rule with its first-of-equals and NaN-loses) lane 0 is then the
+ * left-to-right fold, in four permutes and four OPs at W = 16 instead of
+ * fifteen dependent scalar steps and their branches (a branch per lane
+ * that random data mispredicts: 57 ns per AVX-512 vector, AMD Zen 5).
+ * Unrolled for the reason fpar_vT_scan_add says. */
+#define FPAR__SIMD_TREE(v, P, OP)                                              \
+  _Pragma("GCC unroll 4") for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2) {       \
+    v = OP(v, P##_swap(v, d));                                                 \
+  }
+
 /* select, abs, min, max (IEEE fmin/fmax: a NaN loses to a number), fma
  * (one rounding), and horizontal reductions over the lanes that are on. */
-#define FPAR__SIMD_FLOAT_OPS(T, E, I, LANES, FMIN, FMAX, MAGNITUDE)            \
+#define FPAR__SIMD_FLOAT_OPS(T, E, I, P, MAGNITUDE)                            \
   /** \brief a where the mask is on, else b. \param m the mask.                \
    *  \param a on value. \param b off value. \return the blend. */             \
   FPAR__SIMD T T##_select(fpar_vmask m, T a, T b) {                            \
@@ -432,17 +472,17 @@ FPAR__SIMD_LANE_FMA(fpar_vf64, fpar__vf64_lanes, __builtin_fma)
   /** \brief Lane-wise fmin. \param a a vector. \param b a vector.             \
    *  \return the minima. */                                                   \
   FPAR__SIMD T T##_min(T a, T b) {                                             \
-    return LANES##_min(a, b);                                                  \
+    return P##_lanes_min(a, b);                                                \
   }                                                                            \
   /** \brief Lane-wise fmax. \param a a vector. \param b a vector.             \
    *  \return the maxima. */                                                   \
   FPAR__SIMD T T##_max(T a, T b) {                                             \
-    return LANES##_max(a, b);                                                  \
+    return P##_lanes_max(a, b);                                                \
   }                                                                            \
   /** \brief a * b + c with one rounding. \param a factor. \param b factor.    \
    *  \param c addend. \return the result. */                                  \
   FPAR__SIMD T T##_fma(T a, T b, T c) {                                        \
-    return LANES##_fma(a, b, c);                                               \
+    return P##_lanes_fma(a, b, c);                                             \
   }                                                                            \
   /** \brief Sum of the lanes that are on (0 if none). \param v the vector.    \
    *  \param m the mask. \return the sum. */                                   \
@@ -457,39 +497,29 @@ FPAR__SIMD_LANE_FMA(fpar_vf64, fpar__vf64_lanes, __builtin_fma)
    *  NaN).                                                                    \
    *  \param v the vector. \param m the mask. \return the minimum. */          \
   FPAR__SIMD E T##_reduce_min(T v, fpar_vmask m) {                             \
-    E s = (E)__builtin_inf();                                                  \
-    int any = 0;                                                               \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
-      if (m[i]) {                                                              \
-        s = any ? FMIN(s, v[i]) : v[i];                                        \
-        any = 1;                                                               \
-      }                                                                        \
-    return s;                                                                  \
+    /* Lanes that are off hold NaN, which every fmin passes over. */           \
+    T s = T##_select(m, v, T##_splat((E)__builtin_nan("")));                   \
+    FPAR__SIMD_TREE(s, P, P##_lanes_min)                                       \
+    return fpar_vmask_any(m) ? s[0] : (E)__builtin_inf();                      \
   }                                                                            \
   /** \brief fmax of the lanes that are on (-inf if none; NaN if all are       \
    *  NaN).                                                                    \
    *  \param v the vector. \param m the mask. \return the maximum. */          \
   FPAR__SIMD E T##_reduce_max(T v, fpar_vmask m) {                             \
-    E s = -(E)__builtin_inf();                                                 \
-    int any = 0;                                                               \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
-      if (m[i]) {                                                              \
-        s = any ? FMAX(s, v[i]) : v[i];                                        \
-        any = 1;                                                               \
-      }                                                                        \
-    return s;                                                                  \
+    T s = T##_select(m, v, T##_splat((E)__builtin_nan("")));                   \
+    FPAR__SIMD_TREE(s, P, P##_lanes_max)                                       \
+    return fpar_vmask_any(m) ? s[0] : -(E)__builtin_inf();                     \
   }
-FPAR__SIMD_FLOAT_OPS(fpar_vf32, float, fpar_vi32, fpar__vf32_lanes,
-                     fpar__f32_fmin, fpar__f32_fmax, 0x7fffffff)
-FPAR__SIMD_FLOAT_OPS(fpar_vf64, double, fpar__vi64, fpar__vf64_lanes,
-                     fpar__f64_fmin, fpar__f64_fmax, 0x7fffffffffffffffll)
+FPAR__SIMD_FLOAT_OPS(fpar_vf32, float, fpar_vi32, fpar__vf32, 0x7fffffff)
+FPAR__SIMD_FLOAT_OPS(fpar_vf64, double, fpar__vi64, fpar__vf64,
+                     0x7fffffffffffffffll)
 
 /* Integer select, abs, min, max and reductions.  min and max are loops of
  * ?: over the lanes, which GCC 12 turns into one vpminsd/vpmaxsd (SSE4.1,
  * AVX2), or AVX-512's own (see FPAR__SIMD_LANE_MIN_MAX); a select of a
  * comparison became a compare and two masked XORs under AVX-512, where
  * comparisons give mask registers. */
-#define FPAR__SIMD_INT_OPS(T, E, LANES)                                        \
+#define FPAR__SIMD_INT_OPS(T, E, P)                                            \
   /** \brief a where the mask is on, else b. \param m the mask.                \
    *  \param a on value. \param b off value. \return the blend. */             \
   FPAR__SIMD T T##_select(fpar_vmask m, T a, T b) {                            \
@@ -498,12 +528,12 @@ FPAR__SIMD_FLOAT_OPS(fpar_vf64, double, fpar__vi64, fpar__vf64_lanes,
   /** \brief Lane-wise minimum. \param a a vector. \param b a vector.          \
    *  \return the minima. */                                                   \
   FPAR__SIMD T T##_min(T a, T b) {                                             \
-    return LANES##_min(a, b);                                                  \
+    return P##_lanes_min(a, b);                                                \
   }                                                                            \
   /** \brief Lane-wise maximum. \param a a vector. \param b a vector.          \
    *  \return the maxima. */                                                   \
   FPAR__SIMD T T##_max(T a, T b) {                                             \
-    return LANES##_max(a, b);                                                  \
+    return P##_lanes_max(a, b);                                                \
   }                                                                            \
   /** \brief Sum of the lanes that are on (wrapping). \param v the vector.     \
    *  \param m the mask. \return the sum. */                                   \
@@ -517,23 +547,21 @@ FPAR__SIMD_FLOAT_OPS(fpar_vf64, double, fpar__vi64, fpar__vf64_lanes,
   /** \brief Minimum of the lanes that are on (the type's maximum if none).    \
    *  \param v the vector. \param m the mask. \return the minimum. */          \
   FPAR__SIMD E T##_reduce_min(T v, fpar_vmask m) {                             \
-    E s = (E) ~(E)0 > 0 ? (E) ~(E)0 : (E)((~0u) >> 1);                         \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
-      if (m[i] && v[i] < s)                                                    \
-        s = v[i];                                                              \
-    return s;                                                                  \
+    /* Lanes that are off hold the type's maximum. */                          \
+    T s = T##_select(m, v,                                                     \
+                     T##_splat((E) ~(E)0 > 0 ? (E) ~(E)0 : (E)((~0u) >> 1)));  \
+    FPAR__SIMD_TREE(s, P, P##_lanes_min)                                       \
+    return s[0];                                                               \
   }                                                                            \
   /** \brief Maximum of the lanes that are on (the type's minimum if none).    \
    *  \param v the vector. \param m the mask. \return the maximum. */          \
   FPAR__SIMD E T##_reduce_max(T v, fpar_vmask m) {                             \
-    E s = (E) ~(E)0 > 0 ? (E)0 : (E)(1u << 31);                                \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++)                                  \
-      if (m[i] && v[i] > s)                                                    \
-        s = v[i];                                                              \
-    return s;                                                                  \
+    T s = T##_select(m, v, T##_splat((E) ~(E)0 > 0 ? (E)0 : (E)(1u << 31)));   \
+    FPAR__SIMD_TREE(s, P, P##_lanes_max)                                       \
+    return s[0];                                                               \
   }
-FPAR__SIMD_INT_OPS(fpar_vi32, int32_t, fpar__vi32_lanes)
-FPAR__SIMD_INT_OPS(fpar_vu32, uint32_t, fpar__vu32_lanes)
+FPAR__SIMD_INT_OPS(fpar_vi32, int32_t, fpar__vi32)
+FPAR__SIMD_INT_OPS(fpar_vu32, uint32_t, fpar__vu32)
 
 /** \brief |v| (wrapping at INT32_MIN). \param v the vector.
  *  \return the magnitudes. */
@@ -769,9 +797,11 @@ FPAR__SIMD fpar_vi32 fpar_vi32_shuffle(fpar_vi32 v, fpar_vi32 idx) {
 }
 
 /* broadcast, shuffle_xor, shuffle_up/down and scans for one element type;
- * ADD, MIN1 and MAX1 are its lane-vector addition and scalar min and
- * max. */
-#define FPAR__SIMD_SUBGROUP(T, E, SHUF, ADD, MIN1, MAX1)                       \
+ * ADD is its lane-vector addition; in a min or max scan a lane that is off
+ * holds MIN_FILL or MAX_FILL, and MIN_ID and MAX_ID are the results over
+ * no lanes. */
+#define FPAR__SIMD_SUBGROUP(T, E, SHUF, ADD, MIN_FILL, MIN_ID, MAX_FILL,       \
+                            MAX_ID)                                            \
   /** \brief Every lane gets v[lane]. \param v the vector.                     \
    *  \param lane 0..W-1. \return the broadcast. */                            \
   FPAR__SIMD T T##_broadcast(T v, unsigned lane) {                             \
@@ -815,64 +845,52 @@ FPAR__SIMD fpar_vi32 fpar_vi32_shuffle(fpar_vi32 v, fpar_vi32 idx) {
     return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1),              \
                       FPAR__VZERO(T));                                         \
   }                                                                            \
-  FPAR__SIMD_SCAN(T, E, min, MIN1)                                             \
-  FPAR__SIMD_SCAN(T, E, max, MAX1)
+  FPAR__SIMD_SCAN(T, min, MIN_FILL, MIN_ID)                                    \
+  FPAR__SIMD_SCAN(T, max, MAX_FILL, MAX_ID)
 
 /* Inclusive and exclusive min or max scans: lane i combines the lanes that
  * are on up to (inclusive) or before (exclusive) it, starting from the
  * first of them, as fmin/fmax of a set do (so NaN lanes lose, unless all
- * are NaN); lanes with nothing to combine get the identity, the result of
- * the reduction over no lanes. */
-#define FPAR__SIMD_SCAN(T, E, OP, OP1)                                         \
+ * are NaN); lanes with nothing to combine get ID, the result of the
+ * reduction over no lanes.  Lanes that are off hold FILL, which every
+ * step passes over (NaN for floats, ID for integers), and log2(W) steps
+ * each combine lane i - d (the earlier) with lane i.  min and max (the
+ * fmin rule's first-of-equals too) are associative, so that is the
+ * left-to-right fold, in four permutes and four operations at W = 16
+ * instead of a scalar loop with a branch per lane (64 ns per AVX-512
+ * vector, AMD Zen 5). */
+#define FPAR__SIMD_SCAN(T, OP, FILL, ID)                                       \
   /** \brief Inclusive prefix OP over the lanes that are on.                   \
    *  \param v the vector. \param m the mask. \return the scan. */             \
   FPAR__SIMD T T##_scan_##OP(T v, fpar_vmask m) {                              \
-    T r = T##_splat(T##_reduce_##OP(v, FPAR__VZERO(fpar_vmask)));              \
-    E acc = 0;                                                                 \
-    int any = 0;                                                               \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++) {                                \
-      if (m[i]) {                                                              \
-        acc = any ? OP1(acc, v[i]) : v[i];                                     \
-        any = 1;                                                               \
-      }                                                                        \
-      if (any)                                                                 \
-        r[i] = acc;                                                            \
+    unsigned bits = fpar__vmask_bits(m);                                       \
+    int first = bits != 0 ? __builtin_ctz(bits) : FPAR_SIMD_WIDTH;             \
+    T s = T##_select(m, v, T##_splat(FILL));                                   \
+    _Pragma("GCC unroll 4") for (int d = 1; d < FPAR_SIMD_WIDTH; d *= 2) {     \
+      /* Lanes below d take their own value twice: OP(x, x) is x. */           \
+      s = T##_##OP(T##_shuffle_up(s, d), s);                                   \
     }                                                                          \
-    return r;                                                                  \
+    return T##_select(fpar_vi32_iota() >= first, s, T##_splat(ID));            \
   }                                                                            \
   /** \brief Exclusive prefix OP (lane 0 gets the identity).                   \
    *  \param v the vector. \param m the mask. \return the scan. */             \
   FPAR__SIMD T T##_exscan_##OP(T v, fpar_vmask m) {                            \
-    T r = T##_splat(T##_reduce_##OP(v, FPAR__VZERO(fpar_vmask)));              \
-    E acc = 0;                                                                 \
-    int any = 0;                                                               \
-    for (int i = 0; i < FPAR_SIMD_WIDTH; i++) {                                \
-      if (any)                                                                 \
-        r[i] = acc;                                                            \
-      if (m[i]) {                                                              \
-        acc = any ? OP1(acc, v[i]) : v[i];                                     \
-        any = 1;                                                               \
-      }                                                                        \
-    }                                                                          \
-    return r;                                                                  \
+    T s = T##_scan_##OP(v, m);                                                 \
+    return T##_select(fpar_vi32_iota() > 0, T##_shuffle_up(s, 1),              \
+                      T##_splat(ID));                                          \
   }
 
 /* Integer lane arithmetic without signed overflow. */
 FPAR__SIMD fpar_vi32 fpar__vi32_add(fpar_vi32 a, fpar_vi32 b) {
   return (fpar_vi32)((fpar_vu32)a + (fpar_vu32)b);
 }
-FPAR__SIMD int32_t fpar__i32_min(int32_t a, int32_t b) {
-  return a < b ? a : b;
-}
-FPAR__SIMD int32_t fpar__i32_max(int32_t a, int32_t b) {
-  return a > b ? a : b;
-}
 #define FPAR__VF32_ADD(a, b) ((a) + (b))
 
 FPAR__SIMD_SUBGROUP(fpar_vf32, float, fpar_vf32_shuffle, FPAR__VF32_ADD,
-                    fpar__f32_fmin, fpar__f32_fmax)
+                    __builtin_nanf(""), __builtin_inff(), __builtin_nanf(""),
+                    -__builtin_inff())
 FPAR__SIMD_SUBGROUP(fpar_vi32, int32_t, fpar_vi32_shuffle, fpar__vi32_add,
-                    fpar__i32_min, fpar__i32_max)
+                    INT32_MAX, INT32_MAX, INT32_MIN, INT32_MIN)
 
 /* ---- Lane-form nd_range kernels ----------------------------------------- */
 
