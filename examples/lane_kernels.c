@@ -118,6 +118,33 @@ int lk_reduce_ndrange(fpar_queue *q, const float *in, size_t n, float *partial,
                 fpar_range1(n / RED_ITEM), fpar_range1(RED_LOCAL), NULL);
 }
 
+/* ---- Sub-group minima and running maxima --------------------------------- */
+
+typedef struct mm_sg_args {
+  const float *in;
+  float *minima, *running_max;
+} mm_sg_args;
+
+/* OpenCL's sub_group_reduce_min and sub_group_scan_inclusive_max on one
+ * float per work-item: the steps of a segmented min/max. */
+static inline void mm_sg_body(fpar_lanes *lk, void *p) {
+  const mm_sg_args *a = p;
+  fpar_vf32 v = fpar_vf32_load(a->in + lk->global_first);
+
+  a->minima[lk->global_first / W] = fpar_sub_group_reduce_min_vf32(lk, v);
+  fpar_vf32_store(a->running_max + lk->global_first,
+                  fpar_vf32_scan_max(v, lk->mask));
+}
+FPAR_DEFINE_LANE_KERNEL(mm_sg_kernel, mm_sg_body)
+
+int lk_subgroup_minmax(fpar_queue *q, const float *in, size_t n, float *minima,
+                       float *running_max) {
+  mm_sg_args a = {in, minima, running_max};
+
+  return lk_run(q, "subgroup_minmax_lanes", mm_sg_kernel, NULL, &a,
+                fpar_range1(n), fpar_range1(256), NULL);
+}
+
 /* ---- Reduction, scoped --------------------------------------------------- */
 
 #define SRED_ITEM 256  /* floats per logical item */

@@ -26,6 +26,13 @@ int lk_isa_runs(void);
 int lk_reduce_ndrange(fpar_queue *q, const float *in, size_t n, float *partial,
                       size_t *groups);
 
+/* For each sub-group of W consecutive floats of in[0..n), its minimum in
+ * minima[k] (sub-group k) and the running maximum of its lanes in
+ * running_max (fpar_sub_group_reduce_min_vf32, fpar_vf32_scan_max).  n
+ * must be a multiple of 256. */
+int lk_subgroup_minmax(fpar_queue *q, const float *in, size_t n, float *minima,
+                       float *running_max);
+
 /* The same with scoped parallelism: work groups of 256 logical items of
  * 256 floats each, summed by a lane body in registers, block sums in local
  * memory.  n must be a multiple of 256 * 256. */

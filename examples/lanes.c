@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* lanes.c - the bundled lane-form kernels (lane_kernels.c) checked against
- * plain C: reductions (nd_range with a barrier, scoped), NBody, tiled
- * SGEMM, the 5-point Jacobi and 7-point stencils, and the barrier loop with
- * groups that W does not divide.  Prints one line per kernel and exits 0 when
- * all are right.
+ * plain C: reductions (nd_range with a barrier, scoped), sub-group minima
+ * and running maxima, NBody, tiled SGEMM, the 5-point Jacobi and 7-point
+ * stencils, and the barrier loop with groups that W does not divide.
+ * Prints one line per kernel and exits 0 when all are right.
  */
 #include <fiberpar.h>
 #include <math.h>
@@ -52,6 +52,31 @@ static void test_reductions(fpar_queue *q) {
   verdict("reduction, scoped lanes", fabs(sum - ref) <= 1e-5 * ref,
           fabs(sum - ref) / ref);
   free(in), free(partial);
+}
+
+/* Sub-group minima and running maxima against plain C, bit for bit; a
+ * few lanes are NaN, which fmin and fmax pass over. */
+static void test_subgroup_minmax(fpar_queue *q) {
+  const size_t n = (size_t)1 << 16, W = FPAR_SIMD_WIDTH;
+  float *in = malloc(n * 4), *run = malloc(n * 4), *mins = malloc(n / W * 4);
+  int ok = 1;
+
+  for (size_t i = 0; i < n; i++)
+    in[i] =
+        i % 37 == 5 ? NAN : (float)((i * 2654435761u) >> 12 & 0xfff) - 2048.0f;
+  check(lk_subgroup_minmax(q, in, n, mins, run), "sub-group min/max");
+  for (size_t k = 0; k < n / W; k++) {
+    float mn = NAN, mx = NAN;
+
+    for (size_t j = k * W; j < (k + 1) * W; j++) {
+      mn = fminf(mn, in[j]);
+      mx = fmaxf(mx, in[j]);
+      ok &= isnan(mx) ? isnan(run[j]) != 0 : run[j] == mx;
+    }
+    ok &= isnan(mn) ? isnan(mins[k]) != 0 : mins[k] == mn;
+  }
+  verdict("sub-group minima, running maxima", ok, 0);
+  free(in), free(run), free(mins);
 }
 
 static void test_nbody(fpar_queue *q) {
@@ -195,6 +220,7 @@ int main(void) {
   check(fpar_runtime_create(&rt, NULL), "runtime");
   check(fpar_queue_create(rt, 0, &q), "queue");
   test_reductions(q);
+  test_subgroup_minmax(q);
   test_nbody(q);
   test_sgemm(q);
   test_stencils(q);

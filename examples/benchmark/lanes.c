@@ -115,6 +115,7 @@ typedef struct lanes_case {
   size_t n;
   const float *in, *a, *b;
   float *out, *ref_out, *partial;
+  float *minima, *ref_minima; /* sub-group minima */
   double sum, ref_sum;
   int variant; /* reduction: 0 nd_range, 1 scoped; nbody: 1 = fast rsqrt */
 } lanes_case;
@@ -142,6 +143,40 @@ static void omp_reduce(void *p) {
   for (size_t i = 0; i < n; i++)
     s += in[i];
   c->ref_sum = s;
+}
+
+static void lanes_minmax(void *p) {
+  lanes_case *c = p;
+
+  bench_check(lk_subgroup_minmax(c->q, c->in, c->n, c->minima, c->out),
+              "lane sub-group min/max");
+}
+
+/* The same as an HPC programmer writes it with OpenMP: per sub-group of W
+ * floats, a min reduction and an inclusive max scan, both omp simd. */
+static void omp_minmax(void *p) {
+  lanes_case *c = p;
+  const float *in = c->in;
+  float *minima = c->ref_minima, *running = c->ref_out;
+  size_t segments = c->n / FPAR_SIMD_WIDTH;
+
+#pragma omp parallel for schedule(static)
+  for (size_t k = 0; k < segments; k++) {
+    const float *x = in + k * FPAR_SIMD_WIDTH;
+    float *r = running + k * FPAR_SIMD_WIDTH;
+    float mn = x[0], mx = -INFINITY;
+
+#pragma omp simd reduction(min : mn)
+    for (int j = 0; j < FPAR_SIMD_WIDTH; j++)
+      mn = x[j] < mn ? x[j] : mn;
+#pragma omp simd reduction(inscan, max : mx)
+    for (int j = 0; j < FPAR_SIMD_WIDTH; j++) {
+      mx = x[j] > mx ? x[j] : mx;
+#pragma omp scan inclusive(mx)
+      r[j] = mx;
+    }
+    minima[k] = mn;
+  }
 }
 
 static void lanes_nbody(void *p) {
@@ -353,6 +388,19 @@ void bench_lanes(void) {
     report_pair("reduction 2^24", lc.variant ? " scoped" : " nd_range", "", to,
                 tr, 4.0 * (double)n / 1e9, "GB/s", 0.8);
   }
+
+  lc.out = malloc(n * 4), lc.ref_out = malloc(n * 4);
+  lc.minima = malloc(n / FPAR_SIMD_WIDTH * 4);
+  lc.ref_minima = malloc(n / FPAR_SIMD_WIDTH * 4);
+  time_pair(lanes_minmax, omp_minmax, &lc, to, tr);
+  if (memcmp(lc.out, lc.ref_out, n * 4) != 0 ||
+      memcmp(lc.minima, lc.ref_minima, n / FPAR_SIMD_WIDTH * 4) != 0) {
+    fprintf(stderr, "bench: lane sub-group min/max differs\n");
+    exit(1);
+  }
+  report_pair("sub-group min + max scan 2^24", "", "", to, tr,
+              8.0 * (double)n / 1e9, "GB/s", 0.9);
+  free(lc.out), free(lc.ref_out), free(lc.minima), free(lc.ref_minima);
 
   srand(7);
   for (size_t i = 0; i < nb * 4; i++)
