@@ -442,6 +442,18 @@ FPAR__SIMD_SWAP(fpar_vi32, fpar__vi32, fpar_vi32)
 FPAR__SIMD_SWAP(fpar_vu32, fpar__vu32, fpar_vu32)
 #undef FPAR__SIMD_SWAP
 
+/* What the lanes that are off hold in a float min or max reduction or
+ * scan: NaN, which the fmin rule passes over.  Under -ffinite-math-only
+ * the compilers fold that rule's NaN test away, and a NaN would win:
+ * there the infinity that loses to every value (and no NaN can occur). */
+#if defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__
+#define FPAR__FMIN_FILL(E) ((E)__builtin_inf())
+#define FPAR__FMAX_FILL(E) (-(E)__builtin_inf())
+#else
+#define FPAR__FMIN_FILL(E) ((E)__builtin_nan(""))
+#define FPAR__FMAX_FILL(E) ((E)__builtin_nan(""))
+#endif
+
 /* v with lane 0 holding OP of all its lanes in lane order: log2(W) steps,
  * step d combining lane i with lane i + d (i ^ d) for the lanes i that
  * are multiples of 2d, so that each combines two neighbouring runs, the
@@ -497,8 +509,7 @@ FPAR__SIMD_SWAP(fpar_vu32, fpar__vu32, fpar_vu32)
    *  NaN).                                                                    \
    *  \param v the vector. \param m the mask. \return the minimum. */          \
   FPAR__SIMD E T##_reduce_min(T v, fpar_vmask m) {                             \
-    /* Lanes that are off hold NaN, which every fmin passes over. */           \
-    T s = T##_select(m, v, T##_splat((E)__builtin_nan("")));                   \
+    T s = T##_select(m, v, T##_splat(FPAR__FMIN_FILL(E)));                     \
     FPAR__SIMD_TREE(s, P, P##_lanes_min)                                       \
     return fpar_vmask_any(m) ? s[0] : (E)__builtin_inf();                      \
   }                                                                            \
@@ -506,7 +517,7 @@ FPAR__SIMD_SWAP(fpar_vu32, fpar__vu32, fpar_vu32)
    *  NaN).                                                                    \
    *  \param v the vector. \param m the mask. \return the maximum. */          \
   FPAR__SIMD E T##_reduce_max(T v, fpar_vmask m) {                             \
-    T s = T##_select(m, v, T##_splat((E)__builtin_nan("")));                   \
+    T s = T##_select(m, v, T##_splat(FPAR__FMAX_FILL(E)));                     \
     FPAR__SIMD_TREE(s, P, P##_lanes_max)                                       \
     return fpar_vmask_any(m) ? s[0] : -(E)__builtin_inf();                     \
   }
@@ -853,7 +864,8 @@ FPAR__SIMD fpar_vi32 fpar_vi32_shuffle(fpar_vi32 v, fpar_vi32 idx) {
  * first of them, as fmin/fmax of a set do (so NaN lanes lose, unless all
  * are NaN); lanes with nothing to combine get ID, the result of the
  * reduction over no lanes.  Lanes that are off hold FILL, which every
- * step passes over (NaN for floats, ID for integers), and log2(W) steps
+ * step passes over (FPAR__FMIN_FILL and FPAR__FMAX_FILL for floats, ID for
+ * integers), and log2(W) steps
  * each combine lane i - d (the earlier) with lane i.  min and max (the
  * fmin rule's first-of-equals too) are associative, so that is the
  * left-to-right fold, in four permutes and four operations at W = 16
@@ -887,8 +899,8 @@ FPAR__SIMD fpar_vi32 fpar__vi32_add(fpar_vi32 a, fpar_vi32 b) {
 #define FPAR__VF32_ADD(a, b) ((a) + (b))
 
 FPAR__SIMD_SUBGROUP(fpar_vf32, float, fpar_vf32_shuffle, FPAR__VF32_ADD,
-                    __builtin_nanf(""), __builtin_inff(), __builtin_nanf(""),
-                    -__builtin_inff())
+                    FPAR__FMIN_FILL(float), __builtin_inff(),
+                    FPAR__FMAX_FILL(float), -__builtin_inff())
 FPAR__SIMD_SUBGROUP(fpar_vi32, int32_t, fpar_vi32_shuffle, fpar__vi32_add,
                     INT32_MAX, INT32_MAX, INT32_MIN, INT32_MIN)
 
