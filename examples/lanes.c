@@ -54,7 +54,7 @@ static void test_reductions(fpar_queue *q) {
   free(in), free(partial);
 }
 
-/* Sub-group minima and running maxima against plain C, bit for bit; a
+/* Sub-group minima and running maxima against plain C, exactly; a
  * few lanes are NaN, which fmin and fmax pass over. */
 static void test_subgroup_minmax(fpar_queue *q) {
   const size_t n = (size_t)1 << 16, W = FPAR_SIMD_WIDTH;
