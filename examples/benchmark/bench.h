@@ -28,6 +28,17 @@ void bench_subgroups(void);
 void bench_collectives(void);
 void bench_timestep(void);
 
+/* The sections this build runs, in the order they run: every section
+ * (sections.c), or the lanes section alone in the builds for another
+ * instruction set (sections_lanes.c). */
+typedef struct bench_section {
+  const char *name;
+  void (*run)(void);
+  const char *what;
+} bench_section;
+extern const bench_section bench_sections[];
+extern const size_t bench_num_sections;
+
 /* ---- Runtime and launch helpers (common.c) ------------------------------ */
 
 /* Exit with the call's error and fpar_last_error() when err is not 0. */

@@ -9,46 +9,21 @@
 #include "../lane_kernels.h"
 #include "bench.h"
 
-static const struct section {
-  const char *name;
-  void (*run)(void);
-  const char *what;
-} sections[] = {
-    {"barrier", bench_barrier,
-     "ns per work-item per barrier of fibers, beside loop fission"},
-    {"free", bench_free, "barrier-free kernels against OpenMP loops"},
-    {"launch", bench_launch,
-     "empty launch + wait and batches, beside OpenMP, PoCL, HIP-CPU"},
-    {"memory", bench_memory, "resident memory of a 1024-work-item group"},
-    {"scoped", bench_scoped, "scoped parallelism against OpenMP SIMD"},
-    {"lanes", bench_lanes, "lane-form kernels against OpenMP SIMD"},
-    {"phase", bench_phase, "phase kernels against fibers, OpenMP and PoCL"},
-    {"ranges", bench_ranges, "non-uniform work-groups against uniform ones"},
-    {"subgroups", bench_subgroups,
-     "sub-group operations and group copies against hand-written forms"},
-    {"collectives", bench_collectives,
-     "work-group reduce and scan against hand-written forms"},
-    {"timestep", bench_timestep,
-     "time-stepped 2-D and 3-D stencils, one launch per step, vs OpenMP"},
-};
-
-#define NUM_SECTIONS (sizeof sections / sizeof *sections)
-
 static void usage(FILE *f) {
   fprintf(f, "usage: bench [--omp-default] [section...]\n"
              "Runs libfiberpar beside plain C / OpenMP on the same data, "
              "every figure\nrepeated, min and median printed.  Sections "
              "(default: all, in this order):\n");
-  for (size_t i = 0; i < NUM_SECTIONS; i++)
-    fprintf(f, "  %-12s %s\n", sections[i].name, sections[i].what);
+  for (size_t i = 0; i < bench_num_sections; i++)
+    fprintf(f, "  %-12s %s\n", bench_sections[i].name, bench_sections[i].what);
   fprintf(f, "--omp-default: OpenMP threads wait as libgomp does by default "
              "(spinning a\nwhile) instead of passively; see docs/bench.md.\n");
 }
 
-static const struct section *find_section(const char *name) {
-  for (size_t i = 0; i < NUM_SECTIONS; i++)
-    if (strcmp(sections[i].name, name) == 0)
-      return &sections[i];
+static const bench_section *find_section(const char *name) {
+  for (size_t i = 0; i < bench_num_sections; i++)
+    if (strcmp(bench_sections[i].name, name) == 0)
+      return &bench_sections[i];
   return NULL;
 }
 
@@ -97,12 +72,12 @@ int main(int argc, char **argv) {
   /* A line at a time, so that a run piped to a file or tee shows progress
    * and a child process's lines (launch, timestep) keep their place. */
   setvbuf(stdout, NULL, _IOLBF, 0);
-  for (size_t i = 0; i < NUM_SECTIONS; i++) {
+  for (size_t i = 0; i < bench_num_sections; i++) {
     int wanted = argc <= first;
     for (int a = first; a < argc; a++)
-      wanted |= strcmp(argv[a], sections[i].name) == 0;
+      wanted |= strcmp(argv[a], bench_sections[i].name) == 0;
     if (wanted)
-      sections[i].run();
+      bench_sections[i].run();
   }
   return 0;
 }
