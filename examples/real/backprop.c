@@ -225,12 +225,13 @@ typedef struct bp_local {
   float weight_matrix[BP_BLOCK * BP_BLOCK];
 } bp_local;
 
-typedef struct bp_forward_state {
+/* The tree's stride, a loop counter around barriers: group-uniform. */
+typedef struct bp_forward_uniform {
   int power_two;
-} bp_forward_state;
+} bp_forward_uniform;
 
-FPAR_PHASE_KERNEL_LOCAL(backprop_port_forward, it, args, bp_forward_state, st,
-                        bp_local, lm) {
+FPAR_PHASE_KERNEL_LOCAL_UNIFORM_STATELESS(backprop_port_forward, it, args,
+                                          bp_forward_uniform, u, bp_local, lm) {
   const bp_args *a = args;
   const int HEIGHT = BP_BLOCK, WIDTH = BP_BLOCK, hid = a->hid;
   const int by = (int)fpar_group_id(it, 1);
@@ -248,10 +249,10 @@ FPAR_PHASE_KERNEL_LOCAL(backprop_port_forward, it, args, bp_forward_state, st,
   weight_matrix[ty * WIDTH + tx] =
       weight_matrix[ty * WIDTH + tx] * lm->input_node[ty];
   FPAR_PHASE_BARRIER();
-  for (st->power_two = 2; st->power_two <= HEIGHT; st->power_two *= 2) {
-    if (ty % st->power_two == 0)
+  for (u->power_two = 2; u->power_two <= HEIGHT; u->power_two *= 2) {
+    if (ty % u->power_two == 0)
       weight_matrix[ty * WIDTH + tx] +=
-          weight_matrix[(ty + st->power_two / 2) * WIDTH + tx];
+          weight_matrix[(ty + u->power_two / 2) * WIDTH + tx];
     FPAR_PHASE_BARRIER();
   }
   if (tx == 0)
