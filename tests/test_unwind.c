@@ -32,6 +32,19 @@ typedef struct unwind_walk {
   int backwards; /* a frame pointer that did not move up the stack */
 } unwind_walk;
 
+/* Start a walk from a kernel. */
+static void walk_begin(unwind_walk *out) {
+  *out = (unwind_walk){.kernel_at = -1};
+}
+
+/* Count a frame with return address ip; the first whose return address is
+ * kernel_ret, the recording function's, is the kernel's. */
+static void walk_frame(unwind_walk *out, uintptr_t ip, uintptr_t kernel_ret) {
+  if (ip == kernel_ret && out->kernel_at < 0)
+    out->kernel_at = out->frames;
+  out->frames++;
+}
+
 /* Each work-item's walks before (0) and after (1) its barrier. */
 typedef struct unwind_args {
   unwind_walk dwarf[UNWIND_ITEMS][2];
@@ -56,9 +69,7 @@ static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx, void *p) {
     return _URC_NO_REASON;
   if (s->out->frames == UNWIND_MAX_FRAMES)
     return _URC_NORMAL_STOP;
-  if (ip == s->kernel_ret && s->out->kernel_at < 0)
-    s->out->kernel_at = s->out->frames;
-  s->out->frames++;
+  walk_frame(s->out, ip, s->kernel_ret);
   return _URC_NO_REASON;
 }
 
@@ -66,9 +77,7 @@ static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx, void *p) {
 static __attribute__((noinline, noclone)) void dwarf_walk(unwind_walk *out) {
   unwind_state s = {(uintptr_t)__builtin_return_address(0), out};
 
-  out->frames = 0;
-  out->kernel_at = -1;
-  out->backwards = 0;
+  walk_begin(out);
   out->ended = _Unwind_Backtrace(unwind_step, &s) == _URC_END_OF_STACK;
 }
 
@@ -82,15 +91,11 @@ static __attribute__((noinline, noclone)) void fp_walk(unwind_walk *out) {
   void *const *fp = __builtin_frame_address(0);
   uintptr_t kernel_ret = (uintptr_t)__builtin_return_address(0);
 
-  out->frames = 0;
-  out->kernel_at = -1;
-  out->backwards = 0;
+  walk_begin(out);
   while (fp != NULL && out->frames < UNWIND_MAX_FRAMES) {
     void *const *up = fp[0];
 
-    if ((uintptr_t)fp[1] == kernel_ret && out->kernel_at < 0)
-      out->kernel_at = out->frames;
-    out->frames++;
+    walk_frame(out, (uintptr_t)fp[1], kernel_ret);
     if (up != NULL && (uintptr_t)up <= (uintptr_t)fp) {
       out->backwards = 1;
       break;
