@@ -65,7 +65,7 @@ static inline void fpar__copy_values(void *to, const void *from, size_t size,
  * first arrival (which checks the call and records the operation),
  * another collective (which deposits nothing: the rendezvous reports it)
  * and another broadcast source.  phase: called by FPAR_PHASE_GROUP. */
-static __attribute__((noinline, cold)) void
+static __attribute__((noinline, cold)) int
 fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
                              const void *in, size_t src, int phase) {
   fpar__collective *c = fpar__collective_of(w);
@@ -103,7 +103,7 @@ fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
                       fpar__collective_name(op) + strlen("fpar_group_"));
   if (!fpar__collective_first(w)) {
     if (c->op != op)
-      return; /* the rendezvous reports the mismatch */
+      return 0; /* the rendezvous reports the mismatch */
     fpar__group_abort(w, FPAR_EINVAL,
                       "work-item %zu broadcasts from local id %zu while the "
                       "work-items before it broadcast from local id %zu (%s)",
@@ -118,8 +118,10 @@ fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
   c->op = op;
   c->site = fpar__collective_name(op);
   c->src = kind == FPAR_GROUP_BROADCAST ? src : 0;
+  c->folded = 0;
   fpar__copy_values(c->slots + lid * fpar__collective_type_size(type), in,
                     fpar__collective_type_size(type), it->lanes);
+  return 1;
 }
 
 /* Whether the running work-item's deposit is the steady state: a later
@@ -147,15 +149,15 @@ static inline void fpar__collective_deposit(fpar__worker *w,
 }
 
 /* Deposit the caller's values.  The steady state is a comparison and a
- * store. */
-static inline void fpar__collective_arrive(fpar__worker *w, fpar_item *it,
-                                           unsigned op, const void *in,
-                                           size_t src, int phase) {
-  if (__builtin_expect(!fpar__collective_steady(w, it, op, src), 0)) {
-    fpar__collective_arrive_slow(w, it, op, in, src, phase);
-    return;
-  }
+ * store.  Returns whether it deposited (a work-item at another collective
+ * does not). */
+static inline int fpar__collective_arrive(fpar__worker *w, fpar_item *it,
+                                          unsigned op, const void *in,
+                                          size_t src, int phase) {
+  if (__builtin_expect(!fpar__collective_steady(w, it, op, src), 0))
+    return fpar__collective_arrive_slow(w, it, op, in, src, phase);
   fpar__collective_deposit(w, it, op, in);
+  return 1;
 }
 
 static __attribute__((noinline, cold)) void
@@ -209,7 +211,13 @@ fpar__collective_slow(fpar__worker *w, fpar_item *it, unsigned op,
                       const void *in, void *out, size_t src) {
   if (__builtin_expect(w == NULL, 0))
     return fpar__collective_outside();
-  fpar__collective_arrive(w, it, op, in, src, 0);
+  /* Values that come in local-id order are folded as they come: a lane
+   * kernel's call folds its lanes while the switches to the next calls
+   * run, instead of the last arrival folding all (a chain of dependent
+   * operations that nothing overlaps). */
+  if (fpar__collective_arrive(w, it, op, in, src, 0) &&
+      fpar_local_linear_id(it) == fpar__collective_of(w)->folded)
+    fpar__collective_fold(w, fpar_local_linear_id(it) + it->lanes);
   fpar__rendezvous(w, it, fpar__collective_name(op));
   fpar__collective_read(w, it, op, out, 0);
   return 0;

@@ -82,89 +82,115 @@ const char *fpar__collective_name(unsigned op) {
 
 /* ---- Combining, in local linear id order -------------------------------- */
 
-/* The values' arithmetic is value.h's, shared with sub-group
- * operations. */
-#define FPAR__COMBINE(T, t, LOWEST, HIGHEST)                                   \
-  static T fpar__combine_##t(unsigned kind, T *s, size_t n, size_t src) {      \
-    T acc = 0, x;                                                              \
-    size_t i;                                                                  \
+/* Fold the slots s[from..to) into the running value, whose bits are in
+ * *bits (a reduction's, any's or all's result so far, a scan's prefix):
+ * the loop over the slots in local-id order, from slot `from` on; a scan
+ * puts each work-item's result in its slot.  from 0 starts the running
+ * value; a broadcast has none.  The values' arithmetic is value.h's,
+ * shared with sub-group operations. */
+#define FPAR__FOLD(T, t, LOWEST, HIGHEST)                                      \
+  static void fpar__fold_##t(unsigned kind, T *s, size_t from, size_t to,      \
+                             uint64_t *bits) {                                 \
+    T acc = 0, x; /* 0: an exclusive sum's start, and any's */                 \
+    size_t i = from;                                                           \
+                                                                               \
+    if (kind == FPAR_GROUP_BROADCAST)                                          \
+      return;                                                                  \
+    if (from != 0)                                                             \
+      memcpy(&acc, bits, sizeof acc);                                          \
+    else if (kind < FPAR_GROUP_SCAN_EXCLUSIVE_ADD)                             \
+      acc = s[i++]; /* the reductions and the inclusive scans */               \
+    else if (kind == FPAR_GROUP_SCAN_EXCLUSIVE_MIN)                            \
+      acc = HIGHEST;                                                           \
+    else if (kind == FPAR_GROUP_SCAN_EXCLUSIVE_MAX)                            \
+      acc = LOWEST;                                                            \
+    else if (kind == FPAR_GROUP_ALL)                                           \
+      acc = 1;                                                                 \
     switch (kind) {                                                            \
-    case FPAR_GROUP_BROADCAST:                                                 \
-      return s[src];                                                           \
     case FPAR_GROUP_REDUCE_ADD:                                                \
-      for (acc = s[0], i = 1; i < n; i++)                                      \
+      for (; i < to; i++)                                                      \
         acc = fpar__add_##t(acc, s[i]);                                        \
-      return acc;                                                              \
+      break;                                                                   \
     case FPAR_GROUP_REDUCE_MIN:                                                \
-      for (acc = s[0], i = 1; i < n; i++)                                      \
+      for (; i < to; i++)                                                      \
         acc = fpar__min_##t(acc, s[i]);                                        \
-      return acc;                                                              \
+      break;                                                                   \
     case FPAR_GROUP_REDUCE_MAX:                                                \
-      for (acc = s[0], i = 1; i < n; i++)                                      \
+      for (; i < to; i++)                                                      \
         acc = fpar__max_##t(acc, s[i]);                                        \
-      return acc;                                                              \
+      break;                                                                   \
     case FPAR_GROUP_SCAN_INCLUSIVE_ADD:                                        \
-      for (i = 1; i < n; i++)                                                  \
-        s[i] = fpar__add_##t(s[i - 1], s[i]);                                  \
-      return 0;                                                                \
+      for (; i < to; i++)                                                      \
+        s[i] = acc = fpar__add_##t(acc, s[i]);                                 \
+      break;                                                                   \
     case FPAR_GROUP_SCAN_INCLUSIVE_MIN:                                        \
-      for (i = 1; i < n; i++)                                                  \
-        s[i] = fpar__min_##t(s[i - 1], s[i]);                                  \
-      return 0;                                                                \
+      for (; i < to; i++)                                                      \
+        s[i] = acc = fpar__min_##t(acc, s[i]);                                 \
+      break;                                                                   \
     case FPAR_GROUP_SCAN_INCLUSIVE_MAX:                                        \
-      for (i = 1; i < n; i++)                                                  \
-        s[i] = fpar__max_##t(s[i - 1], s[i]);                                  \
-      return 0;                                                                \
+      for (; i < to; i++)                                                      \
+        s[i] = acc = fpar__max_##t(acc, s[i]);                                 \
+      break;                                                                   \
     case FPAR_GROUP_SCAN_EXCLUSIVE_ADD:                                        \
-      for (i = 0; i < n; i++)                                                  \
+      for (; i < to; i++)                                                      \
         x = s[i], s[i] = acc, acc = fpar__add_##t(acc, x);                     \
-      return 0;                                                                \
+      break;                                                                   \
     case FPAR_GROUP_SCAN_EXCLUSIVE_MIN:                                        \
-      for (acc = HIGHEST, i = 0; i < n; i++)                                   \
+      for (; i < to; i++)                                                      \
         x = s[i], s[i] = acc, acc = fpar__min_##t(acc, x);                     \
-      return 0;                                                                \
+      break;                                                                   \
     case FPAR_GROUP_SCAN_EXCLUSIVE_MAX:                                        \
-      for (acc = LOWEST, i = 0; i < n; i++)                                    \
+      for (; i < to; i++)                                                      \
         x = s[i], s[i] = acc, acc = fpar__max_##t(acc, x);                     \
-      return 0;                                                                \
+      break;                                                                   \
     case FPAR_GROUP_ANY:                                                       \
-      for (i = 0; i < n; i++)                                                  \
+      for (; i < to; i++)                                                      \
         acc = acc != 0 || s[i] != 0;                                           \
-      return acc;                                                              \
+      break;                                                                   \
     case FPAR_GROUP_ALL:                                                       \
-      for (acc = 1, i = 0; i < n; i++)                                         \
+      for (; i < to; i++)                                                      \
         acc = acc != 0 && s[i] != 0;                                           \
-      return acc;                                                              \
+      break;                                                                   \
     }                                                                          \
-    return 0;                                                                  \
+    memcpy(bits, &acc, sizeof acc);                                            \
   }
 
-FPAR__COMBINE(int32_t, i32, INT32_MIN, INT32_MAX)
-FPAR__COMBINE(uint32_t, u32, 0, UINT32_MAX)
-FPAR__COMBINE(int64_t, i64, INT64_MIN, INT64_MAX)
-FPAR__COMBINE(uint64_t, u64, 0, UINT64_MAX)
-FPAR__COMBINE(float, f32, -__builtin_inff(), __builtin_inff())
-FPAR__COMBINE(double, f64, -__builtin_inf(), __builtin_inf())
+FPAR__FOLD(int32_t, i32, INT32_MIN, INT32_MAX)
+FPAR__FOLD(uint32_t, u32, 0, UINT32_MAX)
+FPAR__FOLD(int64_t, i64, INT64_MIN, INT64_MAX)
+FPAR__FOLD(uint64_t, u64, 0, UINT64_MAX)
+FPAR__FOLD(float, f32, -__builtin_inff(), __builtin_inff())
+FPAR__FOLD(double, f64, -__builtin_inf(), __builtin_inf())
 
-#define FPAR__COMBINE_CASE(TYPE, T, t)                                         \
-  case TYPE: {                                                                 \
-    T r = fpar__combine_##t(kind, (T *)c->slots, n, c->src);                   \
-    memcpy(&c->result, &r, sizeof r);                                          \
-    break;                                                                     \
+#define FPAR__FOLD_CASE(TYPE, T, t)                                            \
+  case TYPE:                                                                   \
+    fpar__fold_##t(kind, (T *)c->slots, c->folded, to, &c->running);           \
+    break;
+
+void fpar__collective_fold(fpar__worker *w, size_t to) {
+  fpar__collective *c = fpar__collective_of(w);
+  unsigned kind = fpar__collective_kind(c->op);
+
+  switch (fpar__collective_type(c->op)) {
+    FPAR__FOLD_CASE(FPAR_GROUP_I32, int32_t, i32)
+    FPAR__FOLD_CASE(FPAR_GROUP_U32, uint32_t, u32)
+    FPAR__FOLD_CASE(FPAR_GROUP_I64, int64_t, i64)
+    FPAR__FOLD_CASE(FPAR_GROUP_U64, uint64_t, u64)
+    FPAR__FOLD_CASE(FPAR_GROUP_F32, float, f32)
+    FPAR__FOLD_CASE(FPAR_GROUP_F64, double, f64)
   }
+  c->folded = to;
+}
 
 void fpar__collective_run(fpar__worker *w, const fpar_item *it) {
   fpar__collective *c = fpar__collective_of(w);
-  unsigned kind = fpar__collective_kind(c->op);
-  size_t n = fpar__group_items(it);
+  size_t size = fpar__collective_type_size(fpar__collective_type(c->op));
 
-  switch (fpar__collective_type(c->op)) {
-    FPAR__COMBINE_CASE(FPAR_GROUP_I32, int32_t, i32)
-    FPAR__COMBINE_CASE(FPAR_GROUP_U32, uint32_t, u32)
-    FPAR__COMBINE_CASE(FPAR_GROUP_I64, int64_t, i64)
-    FPAR__COMBINE_CASE(FPAR_GROUP_U64, uint64_t, u64)
-    FPAR__COMBINE_CASE(FPAR_GROUP_F32, float, f32)
-    FPAR__COMBINE_CASE(FPAR_GROUP_F64, double, f64)
-  }
+  fpar__collective_fold(w, fpar__group_items(it));
+  if (fpar__collective_kind(c->op) == FPAR_GROUP_BROADCAST)
+    memcpy(&c->result, c->slots + c->src * size, size);
+  else
+    c->result = c->running;
   c->op = 0;
+  c->folded = 0;
 }

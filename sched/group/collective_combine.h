@@ -16,13 +16,19 @@
 /* The work-group collective of the running group's current rendezvous,
  * the worker's FPAR__SLOT_COLLECTIVE: each arrival deposits its values in
  * slots (one per work-item, in local linear id order), the last one
- * combines them.  The slots are grown on demand and reused by every
- * group. */
+ * combines them.  Slots deposited in local-id order from the first may be
+ * folded as they come (fpar__collective_fold), the same operations in the
+ * same order, so that the last arrival only folds the rest.  The slots are
+ * grown on demand and reused by every group. */
 typedef struct fpar__collective {
   unsigned op;      /* FPAR_GROUP_OP of the pending collective; 0: none */
   const char *site; /* its rendezvous site, fpar__collective_name(op) */
   size_t src;       /* its broadcast source */
   uint64_t result;  /* a broadcast's, reduction's, any's or all's value */
+  uint64_t running; /* the value of the slots folded so far, which goes to
+                       result once all are (work-items may still be reading
+                       the last result while the next is folded) */
+  size_t folded;    /* the slots folded so far, from the first */
   unsigned char *slots;
   size_t slot_bytes;
 } fpar__collective;
@@ -68,6 +74,10 @@ static inline size_t fpar__group_items(const fpar_item *it) {
  * site of its rendezvous. */
 const char *fpar__collective_name(unsigned op);
 
+/* Fold the pending collective's slots from c->folded up to `to` (past
+ * the caller's last): a reduction's result or a scan's prefix so far. */
+void fpar__collective_fold(fpar__worker *w, size_t to);
+
 /* Combine the values of the pending collective (its op is not 0): called
  * by the last arrival of a rendezvous, or by the phase runner between two
  * phases; it is the group's work-item that stands for all. */
@@ -93,6 +103,7 @@ static inline void fpar__collective_combine_phase(fpar__worker *w,
     c->src = 0;
     w->run.phase_op = 0;
   }
+  c->folded = 0; /* phase loops deposit without folding */
   if (__builtin_expect(c->op != 0, 0)) {
     fpar__collective_run(w, it);
     w->run.view.phase_result = c->result;
