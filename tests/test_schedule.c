@@ -169,6 +169,78 @@ START_TEST(test_correct_kernels_agree) {
 }
 END_TEST
 
+/* The lane forms of the work-group collectives, whose calls fold their
+ * lanes into the result as they arrive when they come in local-id order:
+ * under every schedule, the sum and the exclusive prefixes of each group
+ * are the sequential ones in local-id order, bit for bit.  Groups of 100
+ * end in a partial call; 1e8 and -1e8 among small values make any other
+ * order of the additions show. */
+#define LANE_COLL_LOCAL 100
+#define LANE_COLL_GROUPS 6
+#define LANE_COLL_N (LANE_COLL_LOCAL * LANE_COLL_GROUPS)
+
+typedef struct lane_coll_args {
+  const float *in;
+  float *sum, *prefix; /* per work-item */
+} lane_coll_args;
+
+FPAR_LANE_KERNEL(lane_collectives, lk, p) {
+  const lane_coll_args *a = p;
+  size_t g = fpar_global_linear_id(lk->it);
+  fpar_vf32 x = fpar_vf32_splat(0), pre;
+  float sum;
+
+  for (unsigned i = 0; i < lk->active; i++)
+    x[i] = a->in[g + i];
+  sum = fpar_group_reduce_add_vf32(lk, x);
+  pre = fpar_group_scan_exclusive_add_vf32(lk, x);
+  for (unsigned i = 0; i < lk->active; i++)
+    a->sum[g + i] = sum, a->prefix[g + i] = pre[i];
+}
+
+START_TEST(test_lane_collectives_agree) {
+  float *in = malloc(3 * LANE_COLL_N * sizeof *in);
+  float *sum = in + LANE_COLL_N, *prefix = sum + LANE_COLL_N;
+  lane_coll_args a = {in, sum, prefix};
+
+  ck_assert_ptr_nonnull(in);
+  for (size_t i = 0; i < LANE_COLL_N; i++)
+    in[i] = i % 37 == 5 ? (i % 2 ? -1e8f : 1e8f) : 0.37f * (float)(i % 11);
+  for (size_t s = 0; s < SCHEDULES; s++) {
+    fpar_test_env e;
+    fpar_event *ev;
+
+    memset(sum, 0xff, 2 * LANE_COLL_N * sizeof *sum);
+    env_under(&e, schedules[s], 2);
+    ck_assert_fpar_ok(fpar_parallel_for_kernel(e.q, fpar_range1(LANE_COLL_N),
+                                               fpar_range1(LANE_COLL_LOCAL),
+                                               &lane_collectives, &a, &ev));
+    fpar_test_wait_ok(ev);
+    fpar_test_env_fini(&e);
+    for (size_t grp = 0; grp < LANE_COLL_GROUPS; grp++) {
+      const float *x = in + grp * LANE_COLL_LOCAL;
+      float run = 0, total = x[0];
+
+      for (size_t i = 1; i < LANE_COLL_LOCAL; i++)
+        total += x[i];
+      for (size_t i = 0; i < LANE_COLL_LOCAL; i++) {
+        size_t k = grp * LANE_COLL_LOCAL + i;
+
+        ck_assert_msg(memcmp(&sum[k], &total, sizeof total) == 0,
+                      "lane sum of work-item %zu under %s: %a, sequential %a",
+                      k, schedules[s], (double)sum[k], (double)total);
+        ck_assert_msg(memcmp(&prefix[k], &run, sizeof run) == 0,
+                      "lane prefix of work-item %zu under %s: %a, "
+                      "sequential %a",
+                      k, schedules[s], (double)prefix[k], (double)run);
+        run += x[i];
+      }
+    }
+  }
+  free(in);
+}
+END_TEST
+
 /* ---- The orders ---------------------------------------------------------- */
 
 typedef struct order_args {
@@ -549,6 +621,7 @@ static Suite *schedule_suite(void) {
   tcase_set_timeout(tc, FPAR_TEST_TIMEOUT);
   tcase_add_test(tc, test_racy_reduction_changes);
   tcase_add_test(tc, test_correct_kernels_agree);
+  tcase_add_test(tc, test_lane_collectives_agree);
   tcase_add_test(tc, test_item_orders);
   tcase_add_test(tc, test_group_order);
   tcase_add_test(tc, test_scoped_order);
