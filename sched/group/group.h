@@ -22,15 +22,18 @@ static inline size_t fpar__fiber_slot(const fpar__group_run *g, size_t f) {
 /* What every switch between fibers does before it leaves the running one
  * (on slot cur_slot) for the one on load_slot, saving it in *save; returns
  * the handle fpar__san_switch_in() wants on the way back.  While the next
- * fiber runs, the saved frame of the one after it is fetched into the
- * cache: with a thousand fibers the frames no longer fit in L1.  (Past
- * the end of the group, or for a fiber not yet started, the prefetch reads
- * a spare slot or address 0: harmless.) */
+ * fibers run, the saved frame of the second after the next (g->cur) is
+ * fetched into the cache: with hundreds of fibers the frames no longer fit
+ * in L1, and a fetch begun one switch ahead is not done in time (measured:
+ * 5.5 -> 4.9 ns per work-item per barrier at L = 1024, docs/performance.md;
+ * three ahead is slower again).  (Past the end of the group, or for a
+ * fiber not yet started, the prefetch reads one of the two spare slots
+ * (fpar__worker_reserve_fibers) or address 0: harmless.) */
 static inline void *fpar__group_leave(fpar__worker *w, void **save,
                                       size_t cur_slot, size_t load_slot,
                                       void *tsan) {
   fpar__group_run *g = &w->run;
-  const char *frame = g->ctx[g->cur + 1];
+  const char *frame = g->ctx[g->cur + 2];
   void *fake = NULL;
 
   if (__builtin_expect((char *)__builtin_frame_address(0) <
