@@ -142,6 +142,21 @@ FPAR_EXTERN int fpar_group_collective(fpar_item *it, unsigned op,
                                       const void *in, void *out, size_t src);
 
 /**
+ * \brief fpar_group_collective() that leaves the result where it is: the
+ *        engine of the lane forms (<fiberpar/group_lanes.h>), which read
+ *        it whole in the kernel's code.
+ * \param it the calling work-item.
+ * \param op as for fpar_group_collective().
+ * \param in as for fpar_group_collective().
+ * \param src as for fpar_group_collective().
+ * \return where the caller's result is (it->lanes values for a scan, else
+ *         one), to be read before the caller's next collective; NULL on a
+ *         thread that runs no kernel (FPAR_ENOTKERNEL is set).
+ */
+FPAR_EXTERN const void *fpar_group_collective_at(fpar_item *it, unsigned op,
+                                                 const void *in, size_t src);
+
+/**
  * \brief The first half of a collective in a phase kernel
  *        (FPAR_PHASE_GROUP): deposit the caller's values.
  * \param it the calling work-item.

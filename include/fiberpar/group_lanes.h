@@ -41,8 +41,14 @@ extern "C" {
    *  local linear id). \return the group's result for the sub-group. */       \
   FPAR__GROUP_FN R fpar_group_##NAME(const fpar_lanes *lk, V v ARGS) {         \
     R r = FPAR__VZERO(R);                                                      \
-    fpar_group_collective(lk->it, FPAR__GROUP_LANE_OP(KIND, TYPE), &v, &r,     \
-                          PASS);                                               \
+    const void *at = fpar_group_collective_at(                                 \
+        lk->it, FPAR__GROUP_LANE_OP(KIND, TYPE), &v, PASS);                    \
+    if (at != NULL)                                                            \
+      __builtin_memcpy(&r, at,                                                 \
+                       FPAR__GROUP_IS_SCAN(KIND) &&                            \
+                               lk->active != FPAR_SIMD_WIDTH                   \
+                           ? lk->active * (sizeof r / FPAR_SIMD_WIDTH)         \
+                           : sizeof r);                                        \
     return r;                                                                  \
   }                                                                            \
   FPAR__GROUP_FN void fpar__group_arrive_##NAME(                               \
