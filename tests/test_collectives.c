@@ -533,14 +533,19 @@ END_TEST
 
 /* ---- Misuse -------------------------------------------------------------- */
 
-/* Outside a kernel: refused with FPAR_ENOTKERNEL, the typed forms return
- * 0. */
+/* Outside a kernel: refused with FPAR_ENOTKERNEL (the lane forms' engine
+ * returns NULL), the typed forms return 0. */
 START_TEST(test_outside_kernel) {
   fpar_item it;
   float in = 2.0f, out = 7.0f;
 
   memset(&it, 0, sizeof it);
   it.lanes = 1;
+  /* First, while this thread has no error yet: the lane forms' engine. */
+  ck_assert_str_eq(fpar_last_error(), "");
+  ck_assert_ptr_null(fpar_group_collective_at(
+      &it, FPAR_GROUP_OP(FPAR_GROUP_REDUCE_ADD, FPAR_GROUP_F32), &in, 0));
+  ck_assert_ptr_nonnull(strstr(fpar_last_error(), "no kernel"));
   ck_assert_fpar_err(fpar_group_collective(
                          &it,
                          FPAR_GROUP_OP(FPAR_GROUP_REDUCE_ADD, FPAR_GROUP_F32),
