@@ -56,7 +56,8 @@ void fpar__ctx_self_destroy(void **ctx);
 void fpar__ctx_switch(void **save, void *load);
 
 /* The same switch for a caller whose answer is ready when it is resumed:
- * it returns *result as it is at that moment (0 when result is NULL), so the
+ * it returns the 64 bits at result (aligned or not) as they are at that
+ * moment (0 when result is NULL), so the
  * caller can end with `return fpar__ctx_switch_result(...)`, a tail call that
  * leaves no frame between it and its own caller (see context_x86_64_sysv.S for
  * why that matters).  The _u32, _f32 and _f64 forms return the same bits as a

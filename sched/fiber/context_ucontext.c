@@ -90,11 +90,16 @@ FPAR__UCTX_UNCHECKED void fpar__ctx_switch(void **save, void *load) {
   swapcontext(&((fpar__uctx *)*save)->uc, &((fpar__uctx *)load)->uc);
 }
 
-/* The caller is the one resumed here: it reads its own result. */
+/* The caller is the one resumed here: it reads its own result, which
+ * need not be aligned (a collective's 32-bit slot). */
 uint64_t fpar__ctx_switch_result(void **save, void *load,
                                  const uint64_t *result) {
+  uint64_t bits = 0;
+
   fpar__ctx_switch(save, load);
-  return result != NULL ? *result : 0;
+  if (result != NULL)
+    memcpy(&bits, result, sizeof bits);
+  return bits;
 }
 
 uint32_t fpar__ctx_switch_u32(void **save, void *load, const uint64_t *result) {
