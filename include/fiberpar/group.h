@@ -142,6 +142,21 @@ FPAR_EXTERN int fpar_group_collective(fpar_item *it, unsigned op,
                                       const void *in, void *out, size_t src);
 
 /**
+ * \brief fpar_group_collective() for one value, passed and returned as its
+ *        bits: the engine of the scalar forms, whose steady state passes
+ *        nothing through memory of the kernel's.
+ * \param it the calling work-item.
+ * \param op FPAR_GROUP_OP(kind, type).
+ * \param x the caller's value: its bytes first in the uint64_t's memory
+ *        (memcpy of the value into it).
+ * \param src broadcast: local linear id of the source; else ignored.
+ * \return the caller's result in the same form (its bytes first); 0
+ *         outside a kernel (FPAR_ENOTKERNEL is set).
+ */
+FPAR_EXTERN uint64_t fpar_group_collective_bits(fpar_item *it, unsigned op,
+                                                uint64_t x, size_t src);
+
+/**
  * \brief fpar_group_collective() that leaves the result where it is: the
  *        engine of the lane forms (<fiberpar/group_lanes.h>), which read
  *        it whole in the kernel's code.
@@ -199,8 +214,11 @@ FPAR_EXTERN int fpar_group_phase_result(fpar_item *it, unsigned op, void *out);
    *  value (broadcast: then src, the source's local linear id).               \
    *  \return the group's result for the caller; 0 outside a kernel. */        \
   FPAR__GROUP_FN T fpar_group_##NAME(fpar_item *it, T x ARGS) {                \
-    T r = 0;                                                                   \
-    fpar_group_collective(it, FPAR_GROUP_OP(KIND, TYPE), &x, &r, PASS);        \
+    uint64_t b = 0;                                                            \
+    T r;                                                                       \
+    __builtin_memcpy(&b, &x, sizeof x);                                        \
+    b = fpar_group_collective_bits(it, FPAR_GROUP_OP(KIND, TYPE), b, PASS);    \
+    __builtin_memcpy(&r, &b, sizeof r);                                        \
     return r;                                                                  \
   }                                                                            \
   FPAR__GROUP_CALL_FN void fpar__group_arrive_call_##NAME(fpar_item *call,     \

@@ -280,6 +280,38 @@ int fpar_group_collective(fpar_item *it, unsigned op, const void *in, void *out,
   return 0;
 }
 
+/* The slow path of fpar_group_collective_bits(). */
+static __attribute__((noinline, cold)) uint64_t
+fpar__collective_bits_slow(fpar__worker *w, fpar_item *it, unsigned op,
+                           uint64_t x, size_t src) {
+  uint64_t r = 0;
+  FPAR__RACE_SCOPE(w);
+
+  fpar__collective_slow(w, it, op, &x, &r, src);
+  return r;
+}
+
+/* The scalar forms' engine.  Its steady state (as fpar_group_collective's)
+ * deposits the value and ends with the switch, a tail call as in the
+ * barrier: the work-item's switch returns, when it is resumed, the 64 bits
+ * where its result is (the result, or a scan's slot), so nothing of the
+ * collective's crosses the switch in a frame of its own. */
+uint64_t fpar_group_collective_bits(fpar_item *it, unsigned op, uint64_t x,
+                                    size_t src) {
+  fpar__worker *w = fpar__self;
+
+  if (__builtin_expect(
+          w == NULL || it->lanes != 1 ||
+              !fpar__collective_steady(w, it, op, src) ||
+              !fpar__rendezvous_steady(w, fpar__collective_of(w)->site),
+          0))
+    return fpar__collective_bits_slow(w, it, op, x, src);
+  fpar__collective_deposit(w, it, op, &x);
+  return fpar__group_pass_on_own_result(
+      w, &w->run.ctx[w->run.cur],
+      (const uint64_t *)(const void *)fpar__collective_result_at(w, it, op));
+}
+
 int fpar_group_phase_arrive(fpar_item *it, unsigned op, const void *in,
                             size_t src) {
   fpar__worker *w = fpar__self;

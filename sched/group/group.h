@@ -90,18 +90,24 @@ static inline void fpar__group_switch(fpar__worker *w, void **save,
 
 /* The running fiber has arrived at the rendezvous: save its context in
  * *save and resume the next fiber in round-robin order (the last arrival
- * resumes fiber 0, which opens the next phase); its answer is *result (32
- * bits) when it is resumed, for callers that end with `return` of it.
- * For fibers on stacks of their own: the barrier's steady state. */
-static inline uint32_t fpar__group_pass_on_own_u32(fpar__worker *w, void **save,
-                                                   const uint64_t *result) {
-  fpar__group_run *g = &w->run;
-  size_t cur = g->cur, next = cur + 1 == g->size ? 0 : cur + 1;
-
-  g->cur = next;
-  return fpar__group_switch_u32(w, save, cur, g->ctx[next], next,
-                                fpar__worker_tsan_fiber(w, next), result);
-}
+ * resumes fiber 0, which opens the next phase); its answer is *result
+ * when it is resumed, as T (32 or 64 bits, `name`), for callers that end
+ * with `return` of it.  For fibers on stacks of their own: the steady
+ * state of barriers and collectives. */
+#define FPAR__GROUP_PASS_ON_OWN(T, name, group_switch)                         \
+  static inline T name(fpar__worker *w, void **save, const uint64_t *result) { \
+    fpar__group_run *g = &w->run;                                              \
+    size_t cur = g->cur, next = cur + 1 == g->size ? 0 : cur + 1;              \
+                                                                               \
+    g->cur = next;                                                             \
+    return group_switch(w, save, cur, g->ctx[next], next,                      \
+                        fpar__worker_tsan_fiber(w, next), result);             \
+  }
+FPAR__GROUP_PASS_ON_OWN(uint32_t, fpar__group_pass_on_own_u32,
+                        fpar__group_switch_u32)
+FPAR__GROUP_PASS_ON_OWN(uint64_t, fpar__group_pass_on_own_result,
+                        fpar__group_switch_result)
+#undef FPAR__GROUP_PASS_ON_OWN
 
 /* The same for a fiber that expects no answer. */
 static inline void fpar__group_pass_on_own(fpar__worker *w, void **save) {
