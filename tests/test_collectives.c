@@ -534,7 +534,7 @@ END_TEST
 /* ---- Misuse -------------------------------------------------------------- */
 
 /* Outside a kernel: refused with FPAR_ENOTKERNEL (the lane forms' engine
- * returns NULL), the typed forms return 0. */
+ * returns NULL, the scalar forms' 0), the typed forms return 0. */
 START_TEST(test_outside_kernel) {
   fpar_item it;
   float in = 2.0f, out = 7.0f;
@@ -553,6 +553,10 @@ START_TEST(test_outside_kernel) {
                      FPAR_ENOTKERNEL);
   ck_assert(out == 7.0f);
   ck_assert_ptr_nonnull(strstr(fpar_last_error(), "no kernel"));
+  ck_assert_uint_eq(
+      fpar_group_collective_bits(
+          &it, FPAR_GROUP_OP(FPAR_GROUP_REDUCE_ADD, FPAR_GROUP_I32), 5, 0),
+      0);
   ck_assert(fpar_group_reduce_add_f32(&it, 2.0f) == 0.0f);
   ck_assert_int_eq(fpar_group_any(&it, 1), 0);
   ck_assert_fpar_err(
