@@ -248,6 +248,17 @@ const void *fpar_group_collective_at(fpar_item *it, unsigned op, const void *in,
   return fpar__collective_result_at(w, it, op);
 }
 
+/* Whether a scalar call is in the steady state (a later arrival of one
+ * work-item, neither the first nor the last, on fibers with stacks of their
+ * own), the one path the scalar engines keep free of calls. */
+static inline int fpar__collective_in_steady_state(fpar__worker *w,
+                                                   fpar_item *it, unsigned op,
+                                                   size_t src) {
+  return w != NULL && it->lanes == 1 &&
+         fpar__collective_steady(w, it, op, src) &&
+         fpar__rendezvous_steady(w, fpar__collective_of(w)->site);
+}
+
 /* The steady state (a later arrival of one work-item, neither the first
  * nor the last, on fibers with stacks of their own) is kept free of calls but
  * the switch, like the barrier's: a call on the way would make every arrival
@@ -263,11 +274,7 @@ int fpar_group_collective(fpar_item *it, unsigned op, const void *in, void *out,
     size_t size;
   } call;
 
-  if (__builtin_expect(
-          w == NULL || it->lanes != 1 ||
-              !fpar__collective_steady(w, it, op, src) ||
-              !fpar__rendezvous_steady(w, fpar__collective_of(w)->site),
-          0))
+  if (__builtin_expect(!fpar__collective_in_steady_state(w, it, op, src), 0))
     return fpar__collective_slow(w, it, op, in, out, src);
   fpar__collective_deposit(w, it, op, in);
   call.from = fpar__collective_result_at(w, it, op);
@@ -300,11 +307,7 @@ uint64_t fpar_group_collective_bits(fpar_item *it, unsigned op, uint64_t x,
                                     size_t src) {
   fpar__worker *w = fpar__self;
 
-  if (__builtin_expect(
-          w == NULL || it->lanes != 1 ||
-              !fpar__collective_steady(w, it, op, src) ||
-              !fpar__rendezvous_steady(w, fpar__collective_of(w)->site),
-          0))
+  if (__builtin_expect(!fpar__collective_in_steady_state(w, it, op, src), 0))
     return fpar__collective_bits_slow(w, it, op, x, src);
   fpar__collective_deposit(w, it, op, &x);
   return fpar__group_pass_on_own_result(
