@@ -119,6 +119,7 @@ fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
   c->site = fpar__collective_name(op);
   c->src = kind == FPAR_GROUP_BROADCAST ? src : 0;
   c->folded = 0;
+  c->in_order = 0;
   fpar__copy_values(c->slots + lid * fpar__collective_type_size(type), in,
                     fpar__collective_type_size(type), it->lanes);
   return 1;
@@ -208,13 +209,18 @@ static inline void fpar__collective_read(fpar__worker *w, const fpar_item *it,
  * collective but for its steady state and the read. */
 static void fpar__collective_meet(fpar__worker *w, fpar_item *it, unsigned op,
                                   const void *in, size_t src) {
-  /* Values that come in local-id order are folded as they come: a lane
-   * kernel's call folds its lanes while the switches to the next calls
-   * run, instead of the last arrival folding all (a chain of dependent
-   * operations that nothing overlaps). */
+  fpar__collective *c = fpar__collective_of(w);
+
+  /* Values that come in local-id order are folded as they come, a few
+   * calls' at a time: a lane kernel's calls fold their lanes while the
+   * switches to the next calls run, instead of the last arrival folding
+   * all (a chain of dependent operations that nothing overlaps). */
   if (fpar__collective_arrive(w, it, op, in, src, 0) &&
-      fpar_local_linear_id(it) == fpar__collective_of(w)->folded)
-    fpar__collective_fold(w, fpar_local_linear_id(it) + it->lanes);
+      fpar_local_linear_id(it) == c->in_order) {
+    c->in_order += it->lanes;
+    if (c->in_order - c->folded >= FPAR__COLLECTIVE_FOLD_MIN)
+      fpar__collective_fold(w, c->in_order);
+  }
   fpar__rendezvous(w, it, fpar__collective_name(op));
 }
 

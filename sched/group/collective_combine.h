@@ -29,6 +29,8 @@ typedef struct fpar__collective {
                        result once all are (work-items may still be reading
                        the last result while the next is folded) */
   size_t folded;    /* the slots folded so far, from the first */
+  size_t in_order;  /* the slots deposited in local-id order from the first
+                       (lane calls; set by the first arrival) */
   unsigned char *slots;
   size_t slot_bytes;
 } fpar__collective;
@@ -39,6 +41,15 @@ _Static_assert(sizeof(fpar__collective) <= FPAR__SLOT_BYTES,
 static inline fpar__collective *fpar__collective_of(fpar__worker *w) {
   return fpar__worker_slot(w, FPAR__SLOT_COLLECTIVE);
 }
+
+/* Slots deposited in order are folded once at least this many wait: a
+ * fold of fewer (a call of 8 or 16 lanes) costs its entry and the
+ * store and reload of the running value for little work, one of many
+ * more is a chain of dependent operations longer than the switches it
+ * should overlap.  Measured with lane scans and reductions of floats at
+ * W = 16 and W = 8 (docs/performance.md): 32 was fastest of 16, 32, 48
+ * and 64. */
+#define FPAR__COLLECTIVE_FOLD_MIN 32u
 
 #define FPAR__COLLECTIVE_KINDS (FPAR_GROUP_ALL + 1)
 #define FPAR__COLLECTIVE_TYPES (FPAR_GROUP_F64 + 1)
