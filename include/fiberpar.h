@@ -1126,9 +1126,10 @@ typedef struct fpar__local_obj {
  * first, never moves: it is FPAR__GROUP_VIEW_ABI of the library that
  * wrote the view, which changes with the layout or with what phase
  * loops exchange with the library (version 3: the states-equal entry
- * after a phase's stops, <fiberpar/phase.h>), and code compiled against
+ * after a phase's stops, <fiberpar/phase.h>; version 4: the collectives'
+ * slots of the 8-byte types apart), and code compiled against
  * another version finds it different and calls the functions. */
-#define FPAR__GROUP_VIEW_ABI 0x56570003u
+#define FPAR__GROUP_VIEW_ABI 0x56570004u
 typedef struct fpar__group_view {
   unsigned abi; /* FPAR__GROUP_VIEW_ABI: "VW", then the layout's version */
   void *local_buffers[FPAR_MAX_LOCAL_BUFFERS]; /* the launch's buffers */
@@ -1138,14 +1139,19 @@ typedef struct fpar__group_view {
   struct fpar__group_run *run; /* the group's run itself */
   /* Collectives of phase kernels run as loops (FPAR_PHASE_GROUP, in
    * <fiberpar/group.h>): each call stores its value at its local linear id
-   * in phase_slots (NULL when the group does not run as phase loops) and
-   * names the collective in *phase_op, the library's (a type of its own,
-   * so that the compiler sees no store of a kernel's own changing it);
-   * between the phases the library combines the slots, a scan in place,
-   * and a reduction's result is phase_result's first bytes. */
+   * in phase_slots, or phase_wide_slots for the 8-byte types (NULL when
+   * the group does not run as phase loops), and names the collective in
+   * *phase_op, the library's (a type of its own, so that the compiler sees
+   * no store of a kernel's own changing it); between the phases the
+   * library combines the slots, a scan in place, and a reduction's result
+   * is phase_result's first bytes.  The two sizes have slots of their
+   * own: a phase that reads a scan's results and deposits for a
+   * collective of the other size must not overwrite results that the
+   * work-items after it have yet to read. */
   void *phase_slots;
   uint64_t phase_result;
   uint16_t *phase_op;
+  void *phase_wide_slots;
 } fpar__group_view;
 
 /* The group view of a work-item: NULL for an item the library did not

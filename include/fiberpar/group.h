@@ -205,6 +205,10 @@ FPAR_EXTERN int fpar_group_phase_result(fpar_item *it, unsigned op, void *out);
   ((kind) >= FPAR_GROUP_SCAN_INCLUSIVE_ADD &&                                  \
    (kind) <= FPAR_GROUP_SCAN_EXCLUSIVE_MAX)
 
+/* The phase slots of values of type T (the 8-byte types have their own). */
+#define FPAR__GROUP_PHASE_SLOTS(v, T)                                          \
+  (sizeof(T) == 8 ? (v)->phase_wide_slots : (v)->phase_slots)
+
 /* One typed operation: the collective, and the two halves
  * FPAR_PHASE_GROUP uses (fpar__group_arrive_NAME, fpar__group_result_NAME).
  * ARGS are the extra parameters, PASS the source id they give. */
@@ -234,7 +238,7 @@ FPAR_EXTERN int fpar_group_phase_result(fpar_item *it, unsigned op, void *out);
                                                 fpar_item *it, T x ARGS) {     \
     fpar_item call;                                                            \
     if ((KIND) != FPAR_GROUP_BROADCAST && v != NULL) {                         \
-      ((T *)v->phase_slots)[fpar_local_linear_id(it)] = x;                     \
+      ((T *)FPAR__GROUP_PHASE_SLOTS(v, T))[fpar_local_linear_id(it)] = x;      \
       *v->phase_op = (uint16_t)FPAR_GROUP_OP(KIND, TYPE);                      \
       return;                                                                  \
     }                                                                          \
@@ -247,7 +251,8 @@ FPAR_EXTERN int fpar_group_phase_result(fpar_item *it, unsigned op, void *out);
     T r;                                                                       \
     if ((KIND) != FPAR_GROUP_BROADCAST && v != NULL) {                         \
       if (FPAR__GROUP_IS_SCAN(KIND))                                           \
-        return ((const T *)v->phase_slots)[fpar_local_linear_id(it)];          \
+        return ((const T *)FPAR__GROUP_PHASE_SLOTS(                            \
+            v, T))[fpar_local_linear_id(it)];                                  \
       __builtin_memcpy(&r, &v->phase_result, sizeof r);                        \
       return r;                                                                \
     }                                                                          \

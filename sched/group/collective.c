@@ -2,16 +2,19 @@
 /* collective.c - work-group collectives (<fiberpar/group.h>) as one
  * rendezvous of the group's barrier.
  *
- * Each work-item deposits its values in the worker's slots, at its local
- * linear id (a call of a lane kernel deposits its lanes), and arrives at
- * the rendezvous whose site is the collective's name.  The first arrival
- * records the operation; the last one (barrier.c's slow path) combines the
- * slots in local-id order: a reduction or broadcast into one result, a
- * scan in place.  Each work-item reads its result when it resumes: the
- * result, or its own slots.  Neither is written again before every
- * work-item has read it: the next combination waits for every work-item's
- * arrival, and only a work-item writes its own slots.  What a collective
- * computes is in collective_combine.c, below the barrier.
+ * Each work-item deposits its values in the worker's slots of their size
+ * (4 or 8 bytes), at its local linear id (a call of a lane kernel
+ * deposits its lanes), and arrives at the rendezvous whose site is the
+ * collective's name.  The first arrival records the operation; the slots
+ * are combined in local-id order, a reduction or broadcast into one
+ * result, a scan in place: those deposited in order as they come
+ * (fpar__collective_meet), the rest by the last arrival (barrier.c's slow
+ * path).  Each work-item reads its result when it resumes: the result, or
+ * its own slots.  Neither is written again before every work-item has
+ * read it: the next result is stored once every work-item has arrived at
+ * the next collective, a deposit writes only the depositor's slots of its
+ * size, and a fold only the slots of work-items that have arrived.  What
+ * a collective computes is in collective_combine.c, below the barrier.
  *
  * Phase kernels run as loops deposit in one phase (fpar_group_phase_
  * arrive), the phase runner combines, and the next phase reads
@@ -120,8 +123,9 @@ fpar__collective_arrive_slow(fpar__worker *w, fpar_item *it, unsigned op,
   c->src = kind == FPAR_GROUP_BROADCAST ? src : 0;
   c->folded = 0;
   c->in_order = 0;
-  fpar__copy_values(c->slots + lid * fpar__collective_type_size(type), in,
-                    fpar__collective_type_size(type), it->lanes);
+  fpar__copy_values(fpar__collective_slots(c, type) +
+                        lid * fpar__collective_type_size(type),
+                    in, fpar__collective_type_size(type), it->lanes);
   return 1;
 }
 
@@ -144,7 +148,8 @@ static inline void fpar__collective_deposit(fpar__worker *w,
                                             const void *in) {
   size_t size = fpar__collective_type_size(fpar__collective_type(op));
 
-  fpar__copy_values(fpar__collective_of(w)->slots +
+  fpar__copy_values(fpar__collective_slots(fpar__collective_of(w),
+                                           fpar__collective_type(op)) +
                         fpar_local_linear_id(it) * size,
                     in, size, it->lanes);
 }
@@ -177,8 +182,9 @@ fpar__collective_result_at(fpar__worker *w, const fpar_item *it, unsigned op) {
 
   if (!fpar__collective_is_scan(fpar__collective_kind(op)))
     return (const unsigned char *)&c->result;
-  return c->slots + fpar_local_linear_id(it) *
-                        fpar__collective_type_size(fpar__collective_type(op));
+  return fpar__collective_slots(c, fpar__collective_type(op)) +
+         fpar_local_linear_id(it) *
+             fpar__collective_type_size(fpar__collective_type(op));
 }
 
 /* Read the caller's result of the collective `op` just combined.
@@ -199,8 +205,8 @@ static inline void fpar__collective_read(fpar__worker *w, const fpar_item *it,
   }
   /* A scalar form reads one value, whatever the call covers. */
   lanes = op & FPAR_GROUP_LANE_FORM ? it->lanes : 1;
-  at = fpar_local_linear_id(it) * size;
-  if (checked && __builtin_expect(at + lanes * size > c->slot_bytes, 0))
+  at = fpar_local_linear_id(it);
+  if (checked && __builtin_expect(at + lanes > c->slot_items, 0))
     fpar__collective_bad_result(w, it, op);
   fpar__copy_values(out, fpar__collective_result_at(w, it, op), size, lanes);
 }

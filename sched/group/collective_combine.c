@@ -23,16 +23,19 @@ static void fpar__collective_free(void *state) {
 
 void fpar__collective_grow(fpar__worker *w, size_t n) {
   fpar__collective *c = fpar__collective_of(w);
+  size_t wide_at = (n * 4 + 63) / 64 * 64; /* wraps only for n refused below */
 
   free(c->slots);
   c->slots = NULL;
-  c->slot_bytes = 0;
+  c->slot_items = 0;
   fpar__worker_slot_owns(w, FPAR__SLOT_COLLECTIVE, fpar__collective_free);
-  if ((c->slots = aligned_alloc(64, (n * 8 + 63) / 64 * 64)) == NULL)
+  if (n > SIZE_MAX / 16 ||
+      (c->slots = aligned_alloc(64, wide_at + (n * 8 + 63) / 64 * 64)) == NULL)
     fpar__group_abort(w, FPAR_ENOMEM,
                       "no memory for the collective slots of %zu work-items",
                       n);
-  c->slot_bytes = n * 8;
+  c->wide_at = wide_at;
+  c->slot_items = n;
 }
 
 /* The rendezvous sites: the function each collective is, for scalar and
@@ -164,7 +167,8 @@ FPAR__FOLD(double, f64, -__builtin_inf(), __builtin_inf())
 
 #define FPAR__FOLD_CASE(TYPE, T, t)                                            \
   case TYPE:                                                                   \
-    fpar__fold_##t(kind, (T *)c->slots, c->folded, to, &c->running);           \
+    fpar__fold_##t(kind, (T *)(void *)fpar__collective_slots(c, TYPE),         \
+                   c->folded, to, &c->running);                                \
     break;
 
 void fpar__collective_fold(fpar__worker *w, size_t to) {
@@ -188,7 +192,10 @@ void fpar__collective_run(fpar__worker *w, const fpar_item *it) {
 
   fpar__collective_fold(w, fpar__group_items(it));
   if (fpar__collective_kind(c->op) == FPAR_GROUP_BROADCAST)
-    memcpy(&c->result, c->slots + c->src * size, size);
+    memcpy(&c->result,
+           fpar__collective_slots(c, fpar__collective_type(c->op)) +
+               c->src * size,
+           size);
   else
     c->result = c->running;
   c->op = 0;

@@ -31,8 +31,13 @@ typedef struct fpar__collective {
   size_t folded;    /* the slots folded so far, from the first */
   size_t in_order;  /* the slots deposited in local-id order from the first
                        (lane calls; set by the first arrival) */
+  /* The 4-byte types' slots, then from wide_at the 8-byte types': a
+   * deposit never touches the slots of the other size, where work-items
+   * may yet have to read their results of the collective before (a scan
+   * of another size).  Room for slot_items work-items. */
   unsigned char *slots;
-  size_t slot_bytes;
+  size_t wide_at;
+  size_t slot_items;
 } fpar__collective;
 _Static_assert(sizeof(fpar__collective) <= FPAR__SLOT_BYTES,
                "the collective's state fits its slot");
@@ -121,18 +126,20 @@ static inline void fpar__collective_combine_phase(fpar__worker *w,
   }
 }
 
-/* Make room in the slots for the values of n work-items (8 bytes each), or
- * end the group (FPAR_ENOMEM). */
+/* Make room in the slots for the values of n work-items (8 and 4 bytes
+ * each), or end the group (FPAR_ENOMEM). */
 void fpar__collective_grow(fpar__worker *w, size_t n);
 
-/* The slots, with room for n work-items. */
-static inline unsigned char *fpar__collective_reserve(fpar__worker *w,
-                                                      size_t n) {
-  fpar__collective *c = fpar__collective_of(w);
-
-  if (__builtin_expect(c->slot_bytes < n * 8, 0))
+/* Make room in the slots for n work-items. */
+static inline void fpar__collective_reserve(fpar__worker *w, size_t n) {
+  if (__builtin_expect(fpar__collective_of(w)->slot_items < n, 0))
     fpar__collective_grow(w, n);
-  return c->slots;
+}
+
+/* The slots of the values of a type (its local-id order array). */
+static inline unsigned char *fpar__collective_slots(const fpar__collective *c,
+                                                    unsigned type) {
+  return c->slots + (fpar__collective_type_size(type) == 8 ? c->wide_at : 0);
 }
 
 /* Whether a rendezvous site is a collective's (the name of its function). */

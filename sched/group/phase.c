@@ -196,7 +196,11 @@ void fpar__phase_run_group(fpar__worker *w, size_t linear) {
   /* A phase that ends at a collective (FPAR_PHASE_GROUP) leaves its
    * values to combine before the next phase reads the results; the calls
    * store them in the slots themselves. */
-  w->run.view.phase_slots = fpar__collective_reserve(w, fpar__group_items(&it));
+  fpar__collective_reserve(w, fpar__group_items(&it));
+  w->run.view.phase_slots =
+      fpar__collective_slots(fpar__collective_of(w), FPAR_GROUP_I32);
+  w->run.view.phase_wide_slots =
+      fpar__collective_slots(fpar__collective_of(w), FPAR_GROUP_I64);
   for (;;) {
     stop = fpar__phase_step(w, &it, local, m, &trial, stop & 0xffu);
     fpar__collective_combine_phase(w, &it);
