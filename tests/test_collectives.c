@@ -297,6 +297,124 @@ START_TEST(test_mixed_with_barriers) {
 }
 END_TEST
 
+/* ---- Collectives of 4- and 8-byte types one after the other ------------- */
+
+/* A scan's results wait in the slots until each work-item reads them; the
+ * next collective, of the other size, must not overwrite them while
+ * work-items after the first have yet to (a 4-byte scan then an 8-byte
+ * reduction, an 8-byte scan then a 4-byte reduction). */
+/* A factor that puts an int32_t's bits in the upper half of an int64_t. */
+#define SIZES_WIDE ((int64_t)1 << 33)
+
+typedef struct sizes_args {
+  const int32_t *in;
+  int32_t *scan32, *max32;
+  int64_t *scan64;
+  double *sum64;
+} sizes_args;
+
+static void sizes(fpar_item *it, void *p) {
+  const sizes_args *a = p;
+  size_t g = fpar_global_linear_id(it);
+  int32_t x = a->in[g];
+
+  a->scan32[g] = fpar_group_scan_inclusive_add_i32(it, x);
+  a->sum64[g] = fpar_group_reduce_add_f64(it, 0.5 * x);
+  a->scan64[g] = fpar_group_scan_exclusive_add_i64(it, (int64_t)x * SIZES_WIDE);
+  a->max32[g] = fpar_group_reduce_max_i32(it, -x);
+}
+
+typedef struct sizes_state {
+  int32_t s32;
+  double d;
+  int64_t s64;
+} sizes_state;
+
+FPAR_PHASE_KERNEL(phase_sizes, it, p, sizes_state, st) {
+  const sizes_args *a = p;
+  size_t g = fpar_global_linear_id(it);
+
+  FPAR_PHASE_BEGIN();
+  FPAR_PHASE_GROUP(st->s32, it, scan_inclusive_add_i32, a->in[g]);
+  a->scan32[g] = st->s32;
+  FPAR_PHASE_GROUP(st->d, it, reduce_add_f64, 0.5 * a->in[g]);
+  a->sum64[g] = st->d;
+  FPAR_PHASE_GROUP(st->s64, it, scan_exclusive_add_i64,
+                   (int64_t)a->in[g] * SIZES_WIDE);
+  a->scan64[g] = st->s64;
+  FPAR_PHASE_GROUP(a->max32[g], it, reduce_max_i32, -a->in[g]);
+  FPAR_PHASE_END();
+}
+
+static void sizes_check(const sizes_args *a, size_t L, size_t groups,
+                        const char *what) {
+  for (size_t grp = 0; grp < groups; grp++) {
+    const int32_t *x = a->in + grp * L;
+    int32_t s32 = 0, mx = INT32_MIN;
+    int64_t s64 = 0;
+    double sum = 0;
+
+    for (size_t i = 0; i < L; i++)
+      sum += 0.5 * x[i], mx = -x[i] > mx ? -x[i] : mx;
+    for (size_t i = 0; i < L; i++) {
+      size_t g = grp * L + i;
+
+      s32 += x[i];
+      ck_assert_msg(a->scan32[g] == s32, "%s: i32 scan of %zu: %d, want %d",
+                    what, g, a->scan32[g], s32);
+      ck_assert_msg(a->scan64[g] == s64, "%s: i64 scan of %zu: %lld, want %lld",
+                    what, g, (long long)a->scan64[g], (long long)s64);
+      s64 += (int64_t)x[i] * SIZES_WIDE;
+      ck_assert_msg(a->sum64[g] == sum, "%s: f64 sum of %zu: %g, want %g", what,
+                    g, a->sum64[g], sum);
+      ck_assert_msg(a->max32[g] == mx, "%s: i32 max of %zu: %d, want %d", what,
+                    g, a->max32[g], mx);
+    }
+  }
+}
+
+/* On fibers and as phase kernels in every mode, under each schedule
+ * (_i: forward, reverse), in groups of 64 and 100. */
+START_TEST(test_mixed_sizes) {
+  static const char *const schedules[] = {"forward", "reverse"};
+  static const size_t sizes_L[] = {64, 100};
+  size_t groups = 3;
+
+  ck_assert_int_eq(setenv("FIBERPAR_SCHEDULE", schedules[_i], 1), 0);
+  for (size_t k = 0; k < 2; k++) {
+    size_t L = sizes_L[k], n = L * groups;
+    int32_t *in = malloc(n * sizeof *in);
+    sizes_args a = {in, malloc(n * 4), malloc(n * 4), malloc(n * 8),
+                    malloc(n * 8)};
+    fpar_test_env e;
+    fpar_event *ev;
+    char what[96];
+
+    for (size_t i = 0; i < n; i++)
+      in[i] = (int32_t)(i * 7919 % 201) - 100;
+    fpar_test_env_init(&e, 2);
+    ck_assert_fpar_ok(
+        fpar_parallel_for(e.q, fpar_range1(n), fpar_range1(L), sizes, &a, &ev));
+    fpar_test_wait_ok(ev);
+    snprintf(what, sizeof what, "fibers, L = %zu, %s", L, schedules[_i]);
+    sizes_check(&a, L, groups, what);
+    for (unsigned m = 0; m < NUM_MODES; m++) {
+      memset(a.scan32, 0xa5, n * 4);
+      memset(a.scan64, 0xa5, n * 8);
+      ck_assert_fpar_ok(submit(&e, &phase_sizes, fpar_range1(n), fpar_range1(L),
+                               &a, modes[m], NULL, 0, &ev));
+      fpar_test_wait_ok(ev);
+      snprintf(what, sizeof what, "phase %s, L = %zu, %s", mode_names[m], L,
+               schedules[_i]);
+      sizes_check(&a, L, groups, what);
+    }
+    fpar_test_env_fini(&e);
+    free(in), free(a.scan32), free(a.max32), free(a.scan64), free(a.sum64);
+  }
+  ck_assert_int_eq(unsetenv("FIBERPAR_SCHEDULE"), 0);
+}
+END_TEST
+
 /* ---- Floating-point determinism ----------------------------------------- */
 
 /* A float sum whose value depends on the order of additions: 1e8 and -1e8
@@ -655,6 +773,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_fiber_modes, 0, COLL_NSHAPES);
   tcase_add_loop_test(tc, test_any_all, 0, COLL_NSHAPES);
   tcase_add_test(tc, test_mixed_with_barriers);
+  tcase_add_loop_test(tc, test_mixed_sizes, 0, 2);
   tcase_add_test(tc, test_float_determinism);
   tcase_add_test(tc, test_float_nan);
   suite_add_tcase(s, tc);

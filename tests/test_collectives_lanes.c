@@ -130,6 +130,131 @@ COLL_LANE_KERNEL(fpar_vf64, double, f64, vf64)
 COLL_LANE_KERNEL(fpar_vi32, int32_t, i32, vi32)
 COLL_LANE_KERNEL(fpar_vu32, uint32_t, u32, vu32)
 
+/* ---- Collectives of 4- and 8-byte types one after the other ------------- */
+
+/* A scan's results wait in the slots until each call reads them: the next
+ * collective, of the other size, must not overwrite them (test_collectives
+ * has the scalar forms). */
+typedef struct sizes_args {
+  const int32_t *in32;
+  const double *in64;
+  int32_t *scan32, *max32;
+  double *scan64, *sum64;
+} sizes_args;
+
+FPAR_LANE_KERNEL(lanes_sizes, lk, p) {
+  const sizes_args *a = p;
+  size_t g = fpar_global_linear_id(lk->it);
+  fpar_vi32 x = load_fpar_vi32(a->in32 + g, lk);
+  fpar_vf64 d = load_fpar_vf64(a->in64 + g, lk);
+
+  store_fpar_vi32(a->scan32 + g, fpar_group_scan_inclusive_add_vi32(lk, x), lk);
+  fill_fpar_vf64(a->sum64 + g, fpar_group_reduce_add_vf64(lk, d), lk);
+  store_fpar_vf64(a->scan64 + g, fpar_group_scan_exclusive_add_vf64(lk, d), lk);
+  fill_fpar_vi32(a->max32 + g, fpar_group_reduce_max_vi32(lk, -x), lk);
+}
+
+typedef struct sizes_state {
+  fpar_vi32 s32;
+  fpar_vf64 s64;
+  double d;
+  int32_t m;
+} sizes_state;
+
+FPAR_PHASE_LANE_KERNEL(phase_lanes_sizes, lk, p, sizes_state, st) {
+  const sizes_args *a = p;
+  size_t g = fpar_global_linear_id(lk->it);
+
+  FPAR_PHASE_BEGIN();
+  FPAR_PHASE_GROUP(st->s32, lk, scan_inclusive_add_vi32,
+                   load_fpar_vi32(a->in32 + g, lk));
+  store_fpar_vi32(a->scan32 + g, st->s32, lk);
+  FPAR_PHASE_GROUP(st->d, lk, reduce_add_vf64, load_fpar_vf64(a->in64 + g, lk));
+  fill_fpar_vf64(a->sum64 + g, st->d, lk);
+  FPAR_PHASE_GROUP(st->s64, lk, scan_exclusive_add_vf64,
+                   load_fpar_vf64(a->in64 + g, lk));
+  store_fpar_vf64(a->scan64 + g, st->s64, lk);
+  FPAR_PHASE_GROUP(st->m, lk, reduce_max_vi32,
+                   -load_fpar_vi32(a->in32 + g, lk));
+  fill_fpar_vi32(a->max32 + g, st->m, lk);
+  FPAR_PHASE_END();
+}
+
+static void sizes_check(const sizes_args *a, size_t L, size_t groups,
+                        const char *what) {
+  for (size_t grp = 0; grp < groups; grp++) {
+    int32_t s32 = 0, mx = INT32_MIN;
+    double s64 = 0, sum = 0;
+
+    for (size_t i = 0; i < L; i++) {
+      size_t g = grp * L + i;
+      sum += a->in64[g];
+      mx = -a->in32[g] > mx ? -a->in32[g] : mx;
+    }
+    for (size_t i = 0; i < L; i++) {
+      size_t g = grp * L + i;
+
+      s32 += a->in32[g];
+      ck_assert_msg(a->scan32[g] == s32, "%s: vi32 scan of %zu: %d, want %d",
+                    what, g, a->scan32[g], s32);
+      ck_assert_msg(a->scan64[g] == s64, "%s: vf64 scan of %zu: %g, want %g",
+                    what, g, a->scan64[g], s64);
+      s64 += a->in64[g];
+      ck_assert_msg(a->sum64[g] == sum, "%s: vf64 sum of %zu: %g, want %g",
+                    what, g, a->sum64[g], sum);
+      ck_assert_msg(a->max32[g] == mx, "%s: vi32 max of %zu: %d, want %d", what,
+                    g, a->max32[g], mx);
+    }
+  }
+}
+
+/* In lane kernels and phase lane kernels, under each schedule (_i:
+ * forward, reverse), in groups of 64 and 100 (a partial last call). */
+START_TEST(test_mixed_sizes) {
+  static const char *const schedules[] = {"forward", "reverse"};
+  static const size_t sizes_L[] = {64, 100};
+  size_t groups = 3;
+
+  ck_assert_int_eq(setenv("FIBERPAR_SCHEDULE", schedules[_i], 1), 0);
+  for (size_t k = 0; k < 2; k++) {
+    size_t L = sizes_L[k], n = L * groups;
+    int32_t *in32 = malloc(n * 4);
+    double *in64 = malloc(n * 8);
+    sizes_args a = {in32,          in64,          malloc(n * 4),
+                    malloc(n * 4), malloc(n * 8), malloc(n * 8)};
+    fpar_test_env e;
+    fpar_event *ev;
+    char what[96];
+
+    for (size_t i = 0; i < n; i++) {
+      in32[i] = (int32_t)(i * 7919 % 201) - 100;
+      in64[i] = 0.5 * in32[i];
+    }
+    fpar_test_env_init(&e, 2);
+    ck_assert_fpar_ok(fpar_parallel_for_kernel(
+        e.q, fpar_range1(n), fpar_range1(L), &lanes_sizes, &a, &ev));
+    fpar_test_wait_ok(ev);
+    snprintf(what, sizeof what, "lanes (W = %d), L = %zu, %s", W, L,
+             schedules[_i]);
+    sizes_check(&a, L, groups, what);
+    for (unsigned m = 0; m < 3; m++) {
+      memset(a.scan32, 0xa5, n * 4);
+      memset(a.scan64, 0xa5, n * 8);
+      ck_assert_fpar_ok(submit(&e, &phase_lanes_sizes, fpar_range1(n),
+                               fpar_range1(L), &a, modes[m], NULL, 0, &ev));
+      fpar_test_wait_ok(ev);
+      snprintf(what, sizeof what, "phase lanes %s (W = %d), L = %zu, %s",
+               mode_names[m], W, L, schedules[_i]);
+      sizes_check(&a, L, groups, what);
+    }
+    fpar_test_env_fini(&e);
+    free(in32), free(in64), free(a.scan32), free(a.max32), free(a.scan64),
+        free(a.sum64);
+  }
+  ck_assert_int_eq(unsetenv("FIBERPAR_SCHEDULE"), 0);
+}
+END_TEST
+
 /* ---- any and all on masks ----------------------------------------------- */
 
 typedef struct mask_args {
@@ -256,6 +381,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_lanes_i32, 0, COLL_NSHAPES);
   tcase_add_loop_test(tc, test_lanes_u32, 0, COLL_NSHAPES);
   tcase_add_loop_test(tc, test_any_all, 0, COLL_NSHAPES);
+  tcase_add_loop_test(tc, test_mixed_sizes, 0, 2);
   tcase_add_test(tc, test_divergence);
   tcase_add_test(tc, test_scalar_form_in_lanes);
   suite_add_tcase(s, tc);
