@@ -63,24 +63,23 @@ void fpar__ctx_switch(void **save, void *load);
  * why that matters).  The _u32, _f32 and _f64 forms return the same bits as a
  * uint32_t or a float (the low 32) or a double: a caller can only tail-call a
  * function of its own return type. */
-uint64_t fpar__ctx_switch_result(void **save, void *load,
-                                 const uint64_t *result);
-uint32_t fpar__ctx_switch_u32(void **save, void *load, const uint64_t *result);
-float fpar__ctx_switch_f32(void **save, void *load, const uint64_t *result);
-double fpar__ctx_switch_f64(void **save, void *load, const uint64_t *result);
+uint64_t fpar__ctx_switch_result(void **save, void *load, const void *result);
+uint32_t fpar__ctx_switch_u32(void **save, void *load, const void *result);
+float fpar__ctx_switch_f32(void **save, void *load, const void *result);
+double fpar__ctx_switch_f64(void **save, void *load, const void *result);
 
 /* The same switches for contexts that share one floating-point
  * environment: the FPU control words stay as they are.  A context saved
  * by one family of routines must be resumed by the same family. */
 void fpar__ctx_switch_shared_fpenv(void **save, void *load);
 uint64_t fpar__ctx_switch_shared_fpenv_result(void **save, void *load,
-                                              const uint64_t *result);
+                                              const void *result);
 uint32_t fpar__ctx_switch_shared_fpenv_u32(void **save, void *load,
-                                           const uint64_t *result);
+                                           const void *result);
 float fpar__ctx_switch_shared_fpenv_f32(void **save, void *load,
-                                        const uint64_t *result);
+                                        const void *result);
 double fpar__ctx_switch_shared_fpenv_f64(void **save, void *load,
-                                         const uint64_t *result);
+                                         const void *result);
 
 /* The lowest byte of its stack that a context suspended by a switch (or
  * made and not yet run) on a stack starting at stack_lo still uses: what

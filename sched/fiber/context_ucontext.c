@@ -92,8 +92,7 @@ FPAR__UCTX_UNCHECKED void fpar__ctx_switch(void **save, void *load) {
 
 /* The caller is the one resumed here: it reads its own result, which
  * need not be aligned (a collective's 32-bit slot). */
-uint64_t fpar__ctx_switch_result(void **save, void *load,
-                                 const uint64_t *result) {
+uint64_t fpar__ctx_switch_result(void **save, void *load, const void *result) {
   uint64_t bits = 0;
 
   fpar__ctx_switch(save, load);
@@ -102,11 +101,11 @@ uint64_t fpar__ctx_switch_result(void **save, void *load,
   return bits;
 }
 
-uint32_t fpar__ctx_switch_u32(void **save, void *load, const uint64_t *result) {
+uint32_t fpar__ctx_switch_u32(void **save, void *load, const void *result) {
   return (uint32_t)fpar__ctx_switch_result(save, load, result);
 }
 
-float fpar__ctx_switch_f32(void **save, void *load, const uint64_t *result) {
+float fpar__ctx_switch_f32(void **save, void *load, const void *result) {
   uint32_t low = (uint32_t)fpar__ctx_switch_result(save, load, result);
   float f;
 
@@ -114,7 +113,7 @@ float fpar__ctx_switch_f32(void **save, void *load, const uint64_t *result) {
   return f;
 }
 
-double fpar__ctx_switch_f64(void **save, void *load, const uint64_t *result) {
+double fpar__ctx_switch_f64(void **save, void *load, const void *result) {
   uint64_t bits = fpar__ctx_switch_result(save, load, result);
   double d;
 
@@ -128,22 +127,22 @@ void fpar__ctx_switch_shared_fpenv(void **save, void *load) {
 }
 
 uint64_t fpar__ctx_switch_shared_fpenv_result(void **save, void *load,
-                                              const uint64_t *result) {
+                                              const void *result) {
   return fpar__ctx_switch_result(save, load, result);
 }
 
 uint32_t fpar__ctx_switch_shared_fpenv_u32(void **save, void *load,
-                                           const uint64_t *result) {
+                                           const void *result) {
   return fpar__ctx_switch_u32(save, load, result);
 }
 
 float fpar__ctx_switch_shared_fpenv_f32(void **save, void *load,
-                                        const uint64_t *result) {
+                                        const void *result) {
   return fpar__ctx_switch_f32(save, load, result);
 }
 
 double fpar__ctx_switch_shared_fpenv_f64(void **save, void *load,
-                                         const uint64_t *result) {
+                                         const void *result) {
   return fpar__ctx_switch_f64(save, load, result);
 }
 

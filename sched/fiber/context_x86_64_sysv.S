@@ -4,7 +4,7 @@
  *
  *   void fpar__ctx_switch(void **save, void *load);
  *   uint64_t fpar__ctx_switch_result(void **save, void *load,
- *                                    const uint64_t *result);
+ *                                    const void *result);
  *   (and _u32, _f32, _f64 in place of _result: the same code, typed
  *   for C), and all of them with _shared_fpenv after "switch".
  *

@@ -322,9 +322,8 @@ uint64_t fpar_group_collective_bits(fpar_item *it, unsigned op, uint64_t x,
   if (__builtin_expect(!fpar__collective_in_steady_state(w, it, op, src), 0))
     return fpar__collective_bits_slow(w, it, op, x, src);
   fpar__collective_deposit(w, it, op, &x);
-  return fpar__group_pass_on_own_result(
-      w, &w->run.ctx[w->run.cur],
-      (const uint64_t *)(const void *)fpar__collective_result_at(w, it, op));
+  return fpar__group_pass_on_own_result(w, &w->run.ctx[w->run.cur],
+                                        fpar__collective_result_at(w, it, op));
 }
 
 int fpar_group_phase_arrive(fpar_item *it, unsigned op, const void *in,

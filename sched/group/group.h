@@ -56,7 +56,7 @@ static inline void *fpar__group_leave(fpar__worker *w, void **save,
 #define FPAR__GROUP_SWITCH_RESULT(T, name, shared_fpenv_switch, full_switch)   \
   static inline T name(fpar__worker *w, void **save, size_t cur_slot,          \
                        void *load, size_t load_slot, void *tsan,               \
-                       const uint64_t *result) {                               \
+                       const void *result) {                                   \
     void *fake = fpar__group_leave(w, save, cur_slot, load_slot, tsan);        \
     T r = w->run.shared_fpenv ? shared_fpenv_switch(save, load, result)        \
                               : full_switch(save, load, result);               \
@@ -95,7 +95,7 @@ static inline void fpar__group_switch(fpar__worker *w, void **save,
  * with `return` of it.  For fibers on stacks of their own: the steady
  * state of barriers and collectives. */
 #define FPAR__GROUP_PASS_ON_OWN(T, name, group_switch)                         \
-  static inline T name(fpar__worker *w, void **save, const uint64_t *result) { \
+  static inline T name(fpar__worker *w, void **save, const void *result) {     \
     fpar__group_run *g = &w->run;                                              \
     size_t cur = g->cur, next = cur + 1 == g->size ? 0 : cur + 1;              \
                                                                                \
