@@ -53,8 +53,9 @@
  *  - fpar_group_any() and fpar_group_all() return 1 or 0.
  *
  * Cost: one rendezvous, as one fpar_barrier(): each work-item deposits its
- * value in a slot of the group, the last to arrive combines the values in
- * local-id order, and each work-item reads its result when it resumes.  A
+ * value in a slot of the group, the values are combined in local-id order
+ * (as they arrive in that order, the rest by the last to arrive), and each
+ * work-item reads its result when it resumes.  A
  * hand-written version (values in local memory, a barrier, a combining
  * loop or tree, another barrier) needs two or more.
  *

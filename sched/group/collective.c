@@ -188,8 +188,9 @@ fpar__collective_result_at(fpar__worker *w, const fpar_item *it, unsigned op) {
 }
 
 /* Read the caller's result of the collective `op` just combined.
- * checked: whether op and the slots are still to be checked (a phase's
- * read); a call that deposited has had both checked by its arrival. */
+ * checked: whether op's type and the caller's place in the slots are
+ * still to be checked (a phase's read, which deposited nothing); a call
+ * that deposited has had both checked by its arrival. */
 static inline void fpar__collective_read(fpar__worker *w, const fpar_item *it,
                                          unsigned op, void *out, int checked) {
   const fpar__collective *c = fpar__collective_of(w);

@@ -15,11 +15,11 @@
 
 /* The work-group collective of the running group's current rendezvous,
  * the worker's FPAR__SLOT_COLLECTIVE: each arrival deposits its values in
- * slots (one per work-item, in local linear id order), the last one
- * combines them.  Slots deposited in local-id order from the first may be
- * folded as they come (fpar__collective_fold), the same operations in the
- * same order, so that the last arrival only folds the rest.  The slots are
- * grown on demand and reused by every group. */
+ * slots (one per work-item and value size, in local linear id order), the
+ * last one combines them.  Slots deposited in local-id order from the
+ * first may be folded as they come (fpar__collective_fold), the same
+ * operations in the same order, so that the last arrival only folds the
+ * rest.  The slots are grown on demand and reused by every group. */
 typedef struct fpar__collective {
   unsigned op;      /* FPAR_GROUP_OP of the pending collective; 0: none */
   const char *site; /* its rendezvous site, fpar__collective_name(op) */
@@ -30,7 +30,8 @@ typedef struct fpar__collective {
                        the last result while the next is folded) */
   size_t folded;    /* the slots folded so far, from the first */
   size_t in_order;  /* the slots deposited in local-id order from the first
-                       (lane calls; set by the first arrival) */
+                       by calls on the general path (lane calls; scalar
+                       ones on copied fibers); set by the first arrival */
   /* The 4-byte types' slots, then from wide_at the 8-byte types': a
    * deposit never touches the slots of the other size, where work-items
    * may yet have to read their results of the collective before (a scan
