@@ -272,31 +272,22 @@ static inline int fpar__collective_in_steady_state(fpar__worker *w,
          fpar__rendezvous_steady(w, fpar__collective_of(w)->site);
 }
 
-/* The steady state (a later arrival of one work-item, neither the first
- * nor the last, on fibers with stacks of their own) is kept free of calls but
- * the switch, like the barrier's: a call on the way would make every arrival
- * save and restore callee-saved registers, on top of the switch's own saving.
- * What the read needs crosses the switch in this frame. */
+/* The generic engine: a call of one work-item passes its value through
+ * fpar_group_collective_bits(), whose steady state is free of calls; a
+ * lane call meets the group's other calls and reads its results. */
 int fpar_group_collective(fpar_item *it, unsigned op, const void *in, void *out,
                           size_t src) {
   fpar__worker *w = fpar__self;
-  FPAR__RACE_SCOPE(w);
-  struct {
-    const unsigned char *from;
-    void *out;
-    size_t size;
-  } call;
+  size_t size = fpar__collective_type_size(fpar__collective_type(op));
+  uint64_t bits = 0;
 
-  if (__builtin_expect(!fpar__collective_in_steady_state(w, it, op, src), 0))
+  if (w == NULL || it->lanes != 1) {
+    FPAR__RACE_SCOPE(w);
     return fpar__collective_slow(w, it, op, in, out, src);
-  fpar__collective_deposit(w, it, op, in);
-  call.from = fpar__collective_result_at(w, it, op);
-  call.out = out;
-  call.size = fpar__collective_type_size(fpar__collective_type(op));
-  __asm__ volatile("" : : "m"(call));
-  fpar__group_pass_on_own(w, &w->run.ctx[w->run.cur]);
-  __asm__ volatile("" : "+m"(call));
-  fpar__copy_values(call.out, call.from, call.size, 1);
+  }
+  memcpy(&bits, in, size);
+  bits = fpar_group_collective_bits(it, op, bits, src);
+  memcpy(out, &bits, size);
   return 0;
 }
 
@@ -311,8 +302,9 @@ fpar__collective_bits_slow(fpar__worker *w, fpar_item *it, unsigned op,
   return r;
 }
 
-/* The scalar forms' engine.  Its steady state (as fpar_group_collective's)
- * deposits the value and ends with the switch, a tail call as in the
+/* The scalar forms' engine.  Its steady state (a later arrival of one
+ * work-item, neither the first nor the last, on fibers with stacks of
+ * their own) deposits the value and ends with the switch, a tail call as in the
  * barrier: the work-item's switch returns, when it is resumed, the 64 bits
  * where its result is (the result, or a scan's slot), so nothing of the
  * collective's crosses the switch in a frame of its own. */
