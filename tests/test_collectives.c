@@ -324,6 +324,34 @@ static void sizes(fpar_item *it, void *p) {
   a->max32[g] = fpar_group_reduce_max_i32(it, -x);
 }
 
+/* The same through the generic engine, fpar_group_collective(); any
+ * return code but 0 is kept for the test to see. */
+static _Atomic int sizes_generic_rc;
+
+static void sizes_generic(fpar_item *it, void *p) {
+  const sizes_args *a = p;
+  size_t g = fpar_global_linear_id(it);
+  int32_t x = a->in[g], neg = -x;
+  double half = 0.5 * x;
+  int64_t wide = (int64_t)x * SIZES_WIDE;
+  int rc = 0;
+
+  rc |= fpar_group_collective(
+      it, FPAR_GROUP_OP(FPAR_GROUP_SCAN_INCLUSIVE_ADD, FPAR_GROUP_I32), &x,
+      &a->scan32[g], 0);
+  rc |= fpar_group_collective(
+      it, FPAR_GROUP_OP(FPAR_GROUP_REDUCE_ADD, FPAR_GROUP_F64), &half,
+      &a->sum64[g], 0);
+  rc |= fpar_group_collective(
+      it, FPAR_GROUP_OP(FPAR_GROUP_SCAN_EXCLUSIVE_ADD, FPAR_GROUP_I64), &wide,
+      &a->scan64[g], 0);
+  rc |= fpar_group_collective(
+      it, FPAR_GROUP_OP(FPAR_GROUP_REDUCE_MAX, FPAR_GROUP_I32), &neg,
+      &a->max32[g], 0);
+  if (rc != 0)
+    sizes_generic_rc = rc;
+}
+
 typedef struct sizes_state {
   int32_t s32;
   double d;
@@ -373,8 +401,9 @@ static void sizes_check(const sizes_args *a, size_t L, size_t groups,
   }
 }
 
-/* On fibers and as phase kernels in every mode, under each schedule
- * (_i: forward, reverse), in groups of 64 and 100. */
+/* On fibers (the typed forms and the generic engine) and as phase
+ * kernels in every mode, under each schedule (_i: forward, reverse), in
+ * groups of 64 and 100. */
 START_TEST(test_mixed_sizes) {
   static const char *const schedules[] = {"forward", "reverse"};
   static const size_t sizes_L[] = {64, 100};
@@ -397,6 +426,15 @@ START_TEST(test_mixed_sizes) {
         fpar_parallel_for(e.q, fpar_range1(n), fpar_range1(L), sizes, &a, &ev));
     fpar_test_wait_ok(ev);
     snprintf(what, sizeof what, "fibers, L = %zu, %s", L, schedules[_i]);
+    sizes_check(&a, L, groups, what);
+    memset(a.scan32, 0xa5, n * 4);
+    memset(a.scan64, 0xa5, n * 8);
+    ck_assert_fpar_ok(fpar_parallel_for(e.q, fpar_range1(n), fpar_range1(L),
+                                        sizes_generic, &a, &ev));
+    fpar_test_wait_ok(ev);
+    ck_assert_int_eq(sizes_generic_rc, 0);
+    snprintf(what, sizeof what, "fibers, fpar_group_collective(), L = %zu, %s",
+             L, schedules[_i]);
     sizes_check(&a, L, groups, what);
     for (unsigned m = 0; m < NUM_MODES; m++) {
       memset(a.scan32, 0xa5, n * 4);
