@@ -30,12 +30,11 @@
  * another on the group's worker: each arrival switches to the next member
  * and the last one combines the values and resumes the first, so an
  * operation costs one fiber switch per work-item (a barrier's price, paid
- * by the sub-group alone: other sub-groups do not take part).  Sizes S
- * that are powers of two take the fast path; others a slower one.  The
- * fast path is shortest when every sub-group is whole: when S divides
- * the group's extent in dimension 0 (and the last group's, where the
- * launch's extent does not divide).  A sub-group of one work-item needs
- * no switch.
+ * by the sub-group alone: other sub-groups do not take part).  The fast
+ * path needs every sub-group whole and S a power of two: S divides the
+ * group's extent in dimension 0 (and the last group's, where the launch's
+ * extent does not divide); other launches take a slower one.  A
+ * sub-group of one work-item needs no switch.
  *
  * Naming, as the work-group collectives': fpar_sub_group_<operation>_<type>
  * (it, x) with type f32 (float), f64 (double), i32 (int32_t) or u32

@@ -410,6 +410,7 @@ void fpar__group_begin(fpar__worker *w, size_t linear, fpar_item *it) {
   g->phase_op = 0;
   g->serial++;
   fpar__collective_of(w)->op = 0;
+  fpar__subgroup_of(w)->op = 0;
   fpar__item_begin(it, w);
   g->loop_item = it;
 }

@@ -126,15 +126,23 @@ static __attribute__((noinline, cold)) void fpar__sg_alloc(fpar__worker *w) {
   fpar__worker_slot_owns(w, FPAR__SLOT_SUBGROUP, fpar__sg_free);
 }
 
+/* The pending operation of sub-group state sg ends: the group's
+ * rendezvous value back, and no operation pending. */
+static inline void fpar__subgroup_end(fpar__subgroup_run *sg,
+                                      fpar__group_run *g) {
+  g->site = sg->group_site;
+  sg->op = 0;
+}
+
 /* The last member, fiber f of a sub-group of n, has stored its value
- * and the shared result: the group's rendezvous value back, and the
- * first member resumed. */
+ * and the shared result: the operation ended, and the first member
+ * resumed. */
 static inline __attribute__((always_inline)) void
 fpar__sg_resume_first(fpar__worker *w, size_t f, size_t n) {
   fpar__group_run *g = &w->run;
   size_t first = f + 1 - n;
 
-  g->site = fpar__subgroup_of(w)->group_site;
+  fpar__subgroup_end(fpar__subgroup_of(w), g);
   g->cur = first;
   if (g->fibers == FPAR__FIBERS_COPIED && first != 0)
     fpar__group_switch(w, &g->ctx[f], fpar__fiber_slot(g, f),
@@ -146,27 +154,30 @@ fpar__sg_resume_first(fpar__worker *w, size_t f, size_t n) {
                        fpar__worker_tsan_fiber(w, first));
 }
 
-/* The first member of a sub-group records the operation and holds the
- * group's rendezvous until the last member arrives. */
-static inline void fpar__sg_record(fpar__worker *w, unsigned kind,
-                                   unsigned type, uint64_t a) {
+/* The first member of a sub-group records the operation of key `key` and
+ * holds the group's rendezvous until the last member arrives; returns
+ * the values the operation uses. */
+static inline fpar__subgroup_values *fpar__sg_record(fpar__worker *w,
+                                                     uint64_t key) {
   fpar__group_run *g = &w->run;
   fpar__subgroup_run *sg = fpar__subgroup_of(w);
 
   sg->group_site = g->site;
   g->site = FPAR__SITE_SUBGROUP;
-  sg->op = fpar__sg_op_key(kind, type, a);
+  sg->op = key;
   sg->parity ^= 1;
+  return sg->values = &sg->v[sg->parity];
 }
 
 /* Whether member j > 0 arrives at the operation the first member
- * recorded, with the same uniform argument. */
+ * recorded, with the same uniform argument (whichever path the first
+ * member took). */
 static inline int fpar__sg_matches(fpar__worker *w, unsigned kind,
                                    unsigned type, uint64_t a) {
   const fpar__subgroup_run *sg = fpar__subgroup_of(w);
 
   return w->run.site == FPAR__SITE_SUBGROUP &&
-         sg->op == fpar__sg_op_key(kind, type, a);
+         (sg->op & ~FPAR__SG_KEY_SLOW) == fpar__sg_op_key(kind, type, a);
 }
 
 /* Let the running group's next operations take the fast path when its
@@ -174,16 +185,96 @@ static inline int fpar__sg_matches(fpar__worker *w, unsigned kind,
  * (under racecheck every member takes the slow path, which tells TSan).
  * Checked on the slow path, which a group's first operation takes, so
  * that the fast path compares the group's serial and reads the mask from
- * the worker instead of following the launch. */
-static void fpar__sg_permit(fpar__worker *w, fpar__subgroup_run *sg) {
+ * the worker instead of following the launch.  Returns whether it may. */
+static int fpar__sg_permit(fpar__worker *w, fpar__subgroup_run *sg) {
   const fpar__launch_spec *spec = &w->launch->spec;
 
   if (fpar__tsan_enabled() || spec->subgroup_mask == 0 ||
       w->run.fibers != FPAR__FIBERS_OWN)
-    return;
-  sg->fast_group = w->run.serial;
-  sg->fast_mask = spec->subgroup_mask;
-  sg->fast_whole = spec->subgroups_whole;
+    return 0;
+  if (spec->subgroups_whole) {
+    sg->fast_group = w->run.serial;
+    sg->fast_mask = spec->subgroup_mask;
+  } else {
+    sg->ragged_group = w->run.serial;
+    sg->fast_mask = 0; /* the inline path's index is then 0, its permit
+                          not this group's */
+  }
+  return 1;
+}
+
+/* How a member on the fast path leaves: the switch from fiber cur to
+ * fiber next, and where its result will be when it is resumed. */
+typedef struct fpar__sg_step {
+  fpar__worker *w;
+  size_t cur, next;
+  const uint64_t *at;
+} fpar__sg_step;
+
+/* The steady state of member j of a sub-group whose last member is
+ * `last` > 0 (its size less one, so that the inline path's mask serves),
+ * in a group the slow path has permitted (fpar__sg_permit: fibers with
+ * stacks of their own, sub-groups of a power of two; the permit's serial
+ * is *permit), every member at the operation the first recorded.  A later
+ * member checks only that the pending operation's key is its own
+ * (fpar__subgroup_run says why that suffices).  A member stores its value
+ * and is done but for the switch in *s, which the caller makes as its
+ * last act (a tail call, as the barrier's); so is the last member, after
+ * it combines the values of an operation with one result for all.
+ * Returns 0 for everything else, and every fault: fpar__sg_op_slow's. */
+static inline __attribute__((always_inline)) int
+fpar__sg_arrive_as(fpar__worker *w, unsigned kind, unsigned type, uint64_t v,
+                   uint64_t a, size_t j, size_t last, const size_t *permit,
+                   fpar__sg_step *s) {
+  fpar__subgroup_run *sg = fpar__subgroup_of(w);
+  fpar__group_run *g = &w->run;
+  fpar__subgroup_values *o;
+  uint64_t key = fpar__sg_op_key(kind, type, a);
+
+  if ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) && a > last)
+    return 0;
+  if (j == 0) {
+    if (__builtin_expect(*permit != g->serial, 0))
+      return 0;
+    o = fpar__sg_record(w, key);
+  } else {
+    if (__builtin_expect(sg->op != key, 0))
+      return 0;
+    o = sg->values;
+  }
+  o->in[j] = v;
+  s->w = w;
+  s->at = fpar__sg_result_at(o, kind, j, last + 1, a);
+  s->cur = g->cur;
+  if (__builtin_expect(j != last, 1)) {
+    s->next = s->cur + 1;
+  } else {
+    fpar__sg_combine(o, kind, type, last + 1);
+    fpar__subgroup_end(sg, g);
+    s->next = s->cur - last;
+  }
+  g->cur = s->next;
+  return 1;
+}
+
+/* The steady state of a member of a group permitted with sub-groups not
+ * all of S work-items (fpar__sg_permit), its index and sub-group's size
+ * from its local id: as fpar__sg_arrive_as(), kind and type variables. */
+static inline __attribute__((always_inline)) int
+fpar__sg_arrive_ragged(fpar__worker *w, fpar_item *it, unsigned kind,
+                       unsigned type, uint64_t v, uint64_t a,
+                       fpar__sg_step *s) {
+  const fpar__subgroup_run *sg = fpar__subgroup_of(w);
+  size_t mask, j, n;
+
+  if (sg->ragged_group != w->run.serial)
+    return 0;
+  mask = w->launch->spec.subgroup_mask;
+  j = it->local_id[0] & mask;
+  n = it->geometry->local_range[0] - (it->local_id[0] - j);
+  n = n <= mask ? n : mask + 1;
+  return n > 1 && fpar__sg_arrive_as(w, kind, type, v, a, j, n - 1,
+                                     &sg->ragged_group, s);
 }
 
 /* The operation `kind` on `type` of work-item it, with its value v and
@@ -197,6 +288,7 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
   fpar__subgroup_run *sg;
   fpar__subgroup_values *o;
   size_t s, j, n, f;
+  int permitted;
   FPAR__RACE_SCOPE(w);
 
   if (__builtin_expect(w == NULL, 0))
@@ -223,15 +315,18 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
     fpar__group_promote(w);
   }
   f = g->cur;
-  if (j == 0)
-    fpar__sg_record(w, kind, type, a);
-  else if (__builtin_expect(!fpar__sg_matches(w, kind, type, a), 0))
-    fpar__sg_check_member(w, fpar_local_linear_id(it), j, kind, type, a,
-                          fpar__subgroup_name(kind, type));
   if (__builtin_expect(sg->v == NULL, 0))
     fpar__sg_alloc(w);
-  fpar__sg_permit(w, sg);
-  o = &sg->v[sg->parity];
+  permitted = fpar__sg_permit(w, sg);
+  if (j == 0) {
+    o = fpar__sg_record(w, fpar__sg_op_key(kind, type, a) |
+                               (permitted ? 0 : FPAR__SG_KEY_SLOW));
+  } else {
+    if (__builtin_expect(!fpar__sg_matches(w, kind, type, a), 0))
+      fpar__sg_check_member(w, fpar_local_linear_id(it), j, kind, type, a,
+                            fpar__subgroup_name(kind, type));
+    o = sg->values;
+  }
   o->in[j] = v;
   fpar__race_sg_arrive(w, f - j);
   if (j + 1 < n) {
@@ -244,133 +339,125 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
   return *fpar__sg_result_at(o, kind, j, n, a);
 }
 
-/* How a member on the fast path leaves: the switch from fiber cur to
- * fiber next, and where its result will be when it is resumed. */
-typedef struct fpar__sg_step {
-  fpar__worker *w;
-  size_t cur, next;
-  const uint64_t *at;
-} fpar__sg_step;
-
-/* The operation's steady state, inlined into each public function so that
- * kind and type are constants: a group the slow path has permitted
- * (fpar__sg_permit: fibers with stacks of their own, sub-groups of a
- * power of two), this sub-group of more than one, every member at the
- * operation the first recorded.  A member stores its value and is done
- * but for the switch in *s, which the public function makes as its last
- * act (a tail call, as the barrier's); so is the last member, after it
- * combines the values of an operation with one result for all.  Returns 0
- * for everything else, and every fault: fpar__sg_op_slow's. */
+/* The steady state where every sub-group has S work-items, inlined into
+ * each public function so that kind and type are constants: the member's
+ * index and the sub-group's size come from the fiber's index.  (A group
+ * permitted with sub-groups of other sizes has a mask of 0 here, so that
+ * each call goes on to fpar__sg_other*(), which has their steady state:
+ * their index arithmetic here would make every call save registers, and
+ * cost a third of the operation.) */
 static inline __attribute__((always_inline)) int
-fpar__sg_arrive(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
-                uint64_t a, fpar__sg_step *s) {
+fpar__sg_arrive(unsigned kind, unsigned type, uint64_t v, uint64_t a,
+                fpar__sg_step *s) {
   fpar__worker *w = fpar__self;
-  fpar__subgroup_run *sg;
-  fpar__group_run *g;
-  fpar__subgroup_values *o;
-  size_t mask, n, j;
+  const fpar__subgroup_run *sg;
+  size_t mask;
 
   if (__builtin_expect(w == NULL, 0))
     return 0;
   sg = fpar__subgroup_of(w);
-  g = &w->run;
-  if (__builtin_expect(sg->fast_group != g->serial, 0))
-    return 0;
+  /* Fiber f runs work-item f, or under FIBERPAR_SCHEDULE one in the same
+   * place of another sub-group (they move as wholes).  A mask left from
+   * another launch fails the checks of fpar__sg_arrive_as(). */
   mask = sg->fast_mask;
-  if (__builtin_expect(sg->fast_whole, 1)) {
-    /* Fiber f runs work-item f, or under FIBERPAR_SCHEDULE one in the
-     * same place of another sub-group (they move as wholes). */
-    j = g->cur & mask;
-    n = mask + 1;
-  } else {
-    j = it->local_id[0] & mask;
-    n = it->geometry->local_range[0] - (it->local_id[0] - j);
-    n = n <= mask ? n : mask + 1;
-    if (n == 1)
-      return 0;
-  }
-  if (__builtin_expect(
-          ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) &&
-           a >= n) ||
-              (j != 0 && !fpar__sg_matches(w, kind, type, a)),
-          0))
-    return 0;
-  if (j == 0)
-    fpar__sg_record(w, kind, type, a);
-  o = &sg->v[sg->parity];
-  o->in[j] = v;
-  s->w = w;
-  s->at = fpar__sg_result_at(o, kind, j, n, a);
-  s->cur = g->cur;
-  if (j + 1 < n) {
-    s->next = s->cur + 1;
-  } else {
-    fpar__sg_combine(o, kind, type, n);
-    g->site = sg->group_site;
-    s->next = s->cur + 1 - n;
-  }
-  g->cur = s->next;
-  return 1;
+  return fpar__sg_arrive_as(w, kind, type, v, a, w->run.cur & mask, mask,
+                            &sg->fast_group, s);
 }
 
-/* The operation `kind` on `type` (its C type T, the switch's result form
- * `suffix`, FROM converting the slow path's bits) of work-item it with
- * value v and argument a.  Every member switches from the same call, the
- * last one's too: a member resumed by the call it was suspended at
- * returns by `ret`, which the processor predicts. */
-#define FPAR__SG_OP(T, suffix, FROM, it, kind, type, v, a)                     \
-  do {                                                                         \
+/* The switch that ends a member's arrival on a steady path (T and
+ * `suffix` the result's C type and switch form). */
+#define FPAR__SG_SWITCH(T, suffix, s)                                          \
+  (T) fpar__group_switch##suffix(                                              \
+      (s).w, &(s).w->run.ctx[(s).cur], (s).cur, (s).w->run.ctx[(s).next],      \
+      (s).next, fpar__worker_tsan_fiber((s).w, (s).next), (s).at)
+
+/* Each operation (and each of its ways out of line) starts on a cache line, so
+ * that its steady path spans as few of the processor's fetch blocks as it can:
+ * measured on an Intel Xeon, a shuffle_xor took 5.2-5.5 ns per work-item at the
+ * 16-byte alignment GCC gave it and 4.6 ns at 64. */
+#define FPAR__SG_ENTRY __attribute__((aligned(64)))
+
+/* The way of the calls the inline path does not take, for results of C
+ * type T (the switch's result form `suffix`, FROM converting the slow
+ * path's bits), entered by a tail call: the steady state of groups whose
+ * sub-groups are not all whole, with its switch a tail call too, else
+ * fpar__sg_op_slow(). */
+#define FPAR__SG_OTHER(T, suffix, FROM)                                        \
+  static FPAR__SG_ENTRY __attribute__((noinline)) T fpar__sg_other##suffix(    \
+      fpar_item *it, unsigned kind, unsigned type, uint64_t v, uint64_t a) {   \
+    fpar__worker *w = fpar__self;                                              \
     fpar__sg_step s;                                                           \
                                                                                \
-    if (fpar__sg_arrive(it, kind, type, v, a, &s))                             \
-      return (T)fpar__group_switch##suffix(                                    \
-          s.w, &s.w->run.ctx[s.cur], s.cur, s.w->run.ctx[s.next], s.next,      \
-          fpar__worker_tsan_fiber(s.w, s.next), s.at);                         \
+    if (w != NULL && fpar__sg_arrive_ragged(w, it, kind, type, v, a, &s))      \
+      return FPAR__SG_SWITCH(T, suffix, s);                                    \
     return FROM(fpar__sg_op_slow(it, kind, type, v, a));                       \
-  } while (0)
-
-/* ---- The public operations ------------------------------------------------
- */
+  }
 
 /* The bits of a ballot's mask, unchanged. */
 static inline uint64_t fpar__sg_mask_bits(uint64_t b) {
   return b;
 }
 
-uint64_t fpar_sub_group_ballot(fpar_item *it, int pred) {
-  FPAR__SG_OP(uint64_t, _result, fpar__sg_mask_bits, it, FPAR__SG_BALLOT,
-              FPAR__SG_INT, (uint64_t)(pred != 0), 0);
+FPAR__SG_OTHER(uint64_t, _result, fpar__sg_mask_bits)
+FPAR__SG_OTHER(uint32_t, _u32, fpar__u32_bits)
+FPAR__SG_OTHER(float, _f32, fpar__f32_bits)
+FPAR__SG_OTHER(double, _f64, fpar__f64_bits)
+#undef FPAR__SG_OTHER
+
+/* The operation `kind` on `type` (its C type T, the switch's result form
+ * `suffix`) of work-item it with value v and argument a.  Every member
+ * switches from the same call, the last one's too: a member resumed by
+ * the call it was suspended at returns by `ret`, which the processor
+ * predicts. */
+#define FPAR__SG_OP(T, suffix, it, kind, type, v, a)                           \
+  do {                                                                         \
+    fpar__sg_step s;                                                           \
+                                                                               \
+    if (fpar__sg_arrive(kind, type, v, a, &s))                                 \
+      return FPAR__SG_SWITCH(T, suffix, s);                                    \
+    return (T)fpar__sg_other##suffix(it, kind, type, v, a);                    \
+  } while (0)
+
+/* ---- The public operations ------------------------------------------------
+ */
+
+FPAR__SG_ENTRY uint64_t fpar_sub_group_ballot(fpar_item *it, int pred) {
+  FPAR__SG_OP(uint64_t, _result, it, FPAR__SG_BALLOT, FPAR__SG_INT,
+              (uint64_t)(pred != 0), 0);
 }
 
-#define FPAR__SG_TYPE(t, T, TYPE, TO, FROM, R)                                 \
-  T fpar_sub_group_shuffle_##t(fpar_item *it, T v, size_t lane) {              \
-    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_SHUFFLE, TYPE, TO(v), lane);          \
+#define FPAR__SG_TYPE(t, T, TYPE, TO, R)                                       \
+  FPAR__SG_ENTRY T fpar_sub_group_shuffle_##t(fpar_item *it, T v,              \
+                                              size_t lane) {                   \
+    FPAR__SG_OP(T, R, it, FPAR__SG_SHUFFLE, TYPE, TO(v), lane);                \
   }                                                                            \
-  T fpar_sub_group_shuffle_xor_##t(fpar_item *it, T v, unsigned mask) {        \
-    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_XOR, TYPE, TO(v), mask);              \
+  FPAR__SG_ENTRY T fpar_sub_group_shuffle_xor_##t(fpar_item *it, T v,          \
+                                                  unsigned mask) {             \
+    FPAR__SG_OP(T, R, it, FPAR__SG_XOR, TYPE, TO(v), mask);                    \
   }                                                                            \
-  T fpar_sub_group_shuffle_up_##t(fpar_item *it, T v, unsigned delta) {        \
-    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_UP, TYPE, TO(v), delta);              \
+  FPAR__SG_ENTRY T fpar_sub_group_shuffle_up_##t(fpar_item *it, T v,           \
+                                                 unsigned delta) {             \
+    FPAR__SG_OP(T, R, it, FPAR__SG_UP, TYPE, TO(v), delta);                    \
   }                                                                            \
-  T fpar_sub_group_shuffle_down_##t(fpar_item *it, T v, unsigned delta) {      \
-    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_DOWN, TYPE, TO(v), delta);            \
+  FPAR__SG_ENTRY T fpar_sub_group_shuffle_down_##t(fpar_item *it, T v,         \
+                                                   unsigned delta) {           \
+    FPAR__SG_OP(T, R, it, FPAR__SG_DOWN, TYPE, TO(v), delta);                  \
   }                                                                            \
-  T fpar_sub_group_broadcast_##t(fpar_item *it, T v, size_t lane) {            \
-    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_BROADCAST, TYPE, TO(v), lane);        \
+  FPAR__SG_ENTRY T fpar_sub_group_broadcast_##t(fpar_item *it, T v,            \
+                                                size_t lane) {                 \
+    FPAR__SG_OP(T, R, it, FPAR__SG_BROADCAST, TYPE, TO(v), lane);              \
   }                                                                            \
-  T fpar_sub_group_reduce_add_##t(fpar_item *it, T v) {                        \
-    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_ADD, TYPE, TO(v), 0);                 \
+  FPAR__SG_ENTRY T fpar_sub_group_reduce_add_##t(fpar_item *it, T v) {         \
+    FPAR__SG_OP(T, R, it, FPAR__SG_ADD, TYPE, TO(v), 0);                       \
   }                                                                            \
-  T fpar_sub_group_reduce_min_##t(fpar_item *it, T v) {                        \
-    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_MIN, TYPE, TO(v), 0);                 \
+  FPAR__SG_ENTRY T fpar_sub_group_reduce_min_##t(fpar_item *it, T v) {         \
+    FPAR__SG_OP(T, R, it, FPAR__SG_MIN, TYPE, TO(v), 0);                       \
   }                                                                            \
-  T fpar_sub_group_reduce_max_##t(fpar_item *it, T v) {                        \
-    FPAR__SG_OP(T, R, FROM, it, FPAR__SG_MAX, TYPE, TO(v), 0);                 \
+  FPAR__SG_ENTRY T fpar_sub_group_reduce_max_##t(fpar_item *it, T v) {         \
+    FPAR__SG_OP(T, R, it, FPAR__SG_MAX, TYPE, TO(v), 0);                       \
   }
 
-FPAR__SG_TYPE(f32, float, FPAR__SG_FLOAT, fpar__bits_f32, fpar__f32_bits, _f32)
-FPAR__SG_TYPE(f64, double, FPAR__SG_DOUBLE, fpar__bits_f64, fpar__f64_bits,
-              _f64)
-FPAR__SG_TYPE(i32, int32_t, FPAR__SG_INT, fpar__bits_i32, fpar__i32_bits, _u32)
-FPAR__SG_TYPE(u32, uint32_t, FPAR__SG_UINT, fpar__bits_u32, fpar__u32_bits,
-              _u32)
+FPAR__SG_TYPE(f32, float, FPAR__SG_FLOAT, fpar__bits_f32, _f32)
+FPAR__SG_TYPE(f64, double, FPAR__SG_DOUBLE, fpar__bits_f64, _f64)
+FPAR__SG_TYPE(i32, int32_t, FPAR__SG_INT, fpar__bits_i32, _u32)
+FPAR__SG_TYPE(u32, uint32_t, FPAR__SG_UINT, fpar__bits_u32, _u32)

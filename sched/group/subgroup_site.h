@@ -21,25 +21,34 @@ typedef struct fpar__subgroup_values {
 } fpar__subgroup_values;
 
 /* The operation the running sub-group meets at.  The value of member k
- * (its sub-group local id) is v[parity].in[k]; the last arrival stores the
- * result of a reduction or a ballot in v[parity].all; each member, when
+ * (its sub-group local id) is values->in[k]; the last arrival stores the
+ * result of a reduction or a ballot in values->all; each member, when
  * resumed, reads its own result from there before it can arrive anywhere
  * else.  The next operation, which the first member may start before the
- * others have read, uses the other parity; the one after it cannot start
- * before every member has arrived at the next, so has read. */
+ * others have read, uses the other of v[0] and v[1]; the one after it
+ * cannot start before every member has arrived at the next, so has read.
+ *
+ * `op` is the pending operation's key from its first member's arrival to
+ * its last one's, and 0 otherwise (from the start of each group too): a
+ * member on the fast path that finds its own key there knows that its
+ * sub-group's first member waits at the same operation, and that the
+ * fast path was permitted (an operation recorded where it was not carries
+ * FPAR__SG_KEY_SLOW). */
 typedef struct fpar__subgroup_run {
-  const char *group_site;   /* fpar__group_run.site, put back at the end */
-  uint64_t op;              /* the first member's fpar__sg_op_key() */
-  unsigned parity;          /* which values the operation uses */
+  const char *group_site;        /* fpar__group_run.site, put back at the end */
+  uint64_t op;                   /* the pending operation's key, or 0 */
+  fpar__subgroup_values *values; /* the pending operation's: v[parity] */
+  unsigned parity;
   fpar__subgroup_values *v; /* v[0] and v[1], allocated at the worker's first
                                operation, so that idle workers do not hold it */
   /* The fast path's permit: the serial of the group (fpar__group_run
    * .serial) whose operations may take it, and the launch's sub-group
-   * mask and whole flag, copied when the group's first operation has
-   * found that they may. */
+   * mask, copied when the group's first operation has found that they
+   * may; or, where sub-groups are not all whole, the serial of the group
+   * whose operations may take their steady state out of line. */
   size_t fast_group;
   size_t fast_mask;
-  int fast_whole;
+  size_t ragged_group;
 } fpar__subgroup_run;
 _Static_assert(sizeof(fpar__subgroup_run) <= FPAR__SLOT_BYTES,
                "the sub-group state fits its slot");
@@ -85,14 +94,22 @@ static inline const char *fpar__sg_uniform_name(unsigned kind) {
   }
 }
 
+/* A bit of no operation's key, added to the key of an operation whose
+ * first member found the fast path not permitted: every member then takes
+ * the slow path. */
+#define FPAR__SG_KEY_SLOW ((uint64_t)1 << 16)
+
+/* A bit of every operation's key, so that none is 0 (no operation). */
+#define FPAR__SG_KEY_SET ((uint64_t)1 << 17)
+
 /* Operation `kind` on `type` with argument a, in one word that members
- * compare: the kind in bits 0-7, the type in 8-15 and, for the operations
- * with a uniform argument, the argument in 32-63.  Exact: the shuffles'
- * mask and delta are 32-bit, and a broadcast's lane is checked to be
- * below the sub-group's size first. */
+ * compare: the kind in bits 0-7, the type in 8-15, FPAR__SG_KEY_SET and,
+ * for the operations with a uniform argument, the argument in 32-63.
+ * Exact: the shuffles' mask and delta are 32-bit, and a broadcast's lane
+ * is checked to be below the sub-group's size first. */
 static inline uint64_t fpar__sg_op_key(unsigned kind, unsigned type,
                                        uint64_t a) {
-  return kind | (uint64_t)type << 8 |
+  return kind | (uint64_t)type << 8 | FPAR__SG_KEY_SET |
          (fpar__sg_uniform_name(kind) != NULL ? a << 32 : 0);
 }
 
