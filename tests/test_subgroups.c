@@ -656,6 +656,63 @@ START_TEST(test_in_phase_kernel) {
 }
 END_TEST
 
+/* The divergences above once more after an operation every work-item
+ * makes, which lets the group's later operations take a steady path:
+ * that path must see each of them too. */
+static const struct warm_case {
+  fpar_kernel_fn kernel;
+  size_t local;
+  unsigned sg;
+  int code;
+  const char *what, *rule;
+} warm_cases[] = {
+    {shuffle_vs_barrier_kernel, 16, 4, FPAR_EDIVERGENCE,
+     "work-item 5 waits at the barrier at",
+     "work-item 4 of its sub-group waits at fpar_sub_group_shuffle_f32"},
+    {barrier_vs_shuffle_kernel, 16, 4, FPAR_EDIVERGENCE,
+     "work-item 5 waits at fpar_sub_group_shuffle_f32 while work-item 4 of "
+     "its sub-group waits at the barrier at",
+     "test_subgroups.c:"},
+    {reduce_vs_return_kernel, 16, 4, FPAR_EDIVERGENCE,
+     "work-item 7 returned from the kernel while work-items 4-6 of its "
+     "sub-group wait at fpar_sub_group_reduce_add_i32",
+     NULL},
+    {two_ops_kernel, 8, 8, FPAR_EDIVERGENCE,
+     "work-item 2 waits at fpar_sub_group_reduce_max_f32 while work-items "
+     "0-1 of its sub-group wait at fpar_sub_group_reduce_add_f32",
+     NULL},
+    {xor_mask_kernel, 8, 8, FPAR_EINVAL,
+     "work-item 3 passed mask 2 to fpar_sub_group_shuffle_xor_i32 but "
+     "work-item 0 passed 1",
+     NULL},
+    /* Groups whose last sub-group is partial, which have a steady state
+     * of their own. */
+    {barrier_vs_shuffle_kernel, 10, 4, FPAR_EDIVERGENCE,
+     "work-item 5 waits at fpar_sub_group_shuffle_f32 while work-item 4 of "
+     "its sub-group waits at the barrier at",
+     "test_subgroups.c:"},
+    {two_ops_kernel, 6, 8, FPAR_EDIVERGENCE,
+     "work-item 2 waits at fpar_sub_group_reduce_max_f32 while work-items "
+     "0-1 of its sub-group wait at fpar_sub_group_reduce_add_f32",
+     NULL},
+};
+#define NWARM (int)(sizeof warm_cases / sizeof warm_cases[0])
+
+static fpar_kernel_fn warm_inner;
+
+static void warm_kernel(fpar_item *it, void *p) {
+  fpar_sub_group_broadcast_u32(it, 1, 0);
+  warm_inner(it, p);
+}
+
+START_TEST(test_misuse_on_fast_path) {
+  const struct warm_case *c = &warm_cases[_i];
+
+  warm_inner = c->kernel;
+  expect_fault(warm_kernel, c->local, c->sg, c->code, c->what, c->rule);
+}
+END_TEST
+
 START_TEST(test_bad_subgroup_size) {
   fpar_launch_desc d;
   fpar_test_env e;
@@ -701,6 +758,7 @@ static Suite *subgroups_suite(void) {
   tcase_add_test(tc, test_outside_kernel);
   tcase_add_test(tc, test_in_scoped_group);
   tcase_add_loop_test(tc, test_in_phase_kernel, 0, 2);
+  tcase_add_loop_test(tc, test_misuse_on_fast_path, 0, NWARM);
   tcase_add_test(tc, test_bad_subgroup_size);
   suite_add_tcase(s, tc);
   return s;
