@@ -265,16 +265,14 @@ fpar__sg_arrive_ragged(fpar__worker *w, fpar_item *it, unsigned kind,
                        unsigned type, uint64_t v, uint64_t a,
                        fpar__sg_step *s) {
   const fpar__subgroup_run *sg = fpar__subgroup_of(w);
-  size_t mask, j, n;
+  size_t n;
 
   if (sg->ragged_group != w->run.serial)
     return 0;
-  mask = w->launch->spec.subgroup_mask;
-  j = it->local_id[0] & mask;
-  n = it->geometry->local_range[0] - (it->local_id[0] - j);
-  n = n <= mask ? n : mask + 1;
-  return n > 1 && fpar__sg_arrive_as(w, kind, type, v, a, j, n - 1,
-                                     &sg->ragged_group, s);
+  n = fpar_sub_group_size(it);
+  return n > 1 &&
+         fpar__sg_arrive_as(w, kind, type, v, a, fpar_sub_group_local_id(it),
+                            n - 1, &sg->ragged_group, s);
 }
 
 /* The operation `kind` on `type` of work-item it, with its value v and
@@ -287,7 +285,7 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
   fpar__group_run *g;
   fpar__subgroup_run *sg;
   fpar__subgroup_values *o;
-  size_t s, j, n, f;
+  size_t j, n, f;
   int permitted;
   FPAR__RACE_SCOPE(w);
 
@@ -295,10 +293,8 @@ fpar__sg_op_slow(fpar_item *it, unsigned kind, unsigned type, uint64_t v,
     return fpar__sg_outside(fpar__subgroup_name(kind, type));
   if (__builtin_expect(w->launch == NULL || !w->launch->spec.subgroup_ops, 0))
     fpar__sg_refused(w, it, fpar__subgroup_name(kind, type));
-  s = it->geometry->sub_group_size;
-  j = it->local_id[0] % s;
-  n = it->geometry->local_range[0] - (it->local_id[0] - j);
-  n = n < s ? n : s;
+  j = fpar_sub_group_local_id(it);
+  n = fpar_sub_group_size(it);
   if ((kind == FPAR__SG_SHUFFLE || kind == FPAR__SG_BROADCAST) && a >= n)
     fpar__sg_bad_lane(w, fpar_local_linear_id(it), a,
                       fpar__subgroup_name(kind, type), n);
