@@ -423,14 +423,6 @@ static void shuffle_vs_barrier_kernel(fpar_item *it, void *p) {
     fpar_sub_group_shuffle_f32(it, 1.0f, 0);
 }
 
-START_TEST(test_shuffle_vs_barrier) {
-  expect_fault(shuffle_vs_barrier_kernel, 16, 4, FPAR_EDIVERGENCE,
-               "work-item 5 waits at the barrier at",
-               "work-item 4 of its sub-group waits at "
-               "fpar_sub_group_shuffle_f32");
-}
-END_TEST
-
 /* The same on one copied stack, where resuming a sub-group's first member
  * goes through the copier. */
 START_TEST(test_shuffle_vs_barrier_copied_stacks) {
@@ -467,14 +459,6 @@ static void barrier_vs_shuffle_kernel(fpar_item *it, void *p) {
   fpar_barrier(it);
 }
 
-START_TEST(test_barrier_vs_shuffle) {
-  expect_fault(barrier_vs_shuffle_kernel, 16, 4, FPAR_EDIVERGENCE,
-               "work-item 5 waits at fpar_sub_group_shuffle_f32 while "
-               "work-item 4 of its sub-group waits at the barrier at",
-               "test_subgroups.c:");
-}
-END_TEST
-
 /* Work-item 7 returns while 4-6 reduce. */
 static void reduce_vs_return_kernel(fpar_item *it, void *p) {
   (void)p;
@@ -482,14 +466,6 @@ static void reduce_vs_return_kernel(fpar_item *it, void *p) {
   if (fpar_local_id(it, 0) != 7)
     fpar_sub_group_reduce_add_i32(it, 1);
 }
-
-START_TEST(test_reduce_vs_return) {
-  expect_fault(reduce_vs_return_kernel, 16, 4, FPAR_EDIVERGENCE,
-               "work-item 7 returned from the kernel while work-items 4-6 of "
-               "its sub-group wait at fpar_sub_group_reduce_add_i32",
-               NULL);
-}
-END_TEST
 
 /* Different operations in one sub-group. */
 static void two_ops_kernel(fpar_item *it, void *p) {
@@ -500,28 +476,11 @@ static void two_ops_kernel(fpar_item *it, void *p) {
     fpar_sub_group_reduce_add_f32(it, 1.0f);
 }
 
-START_TEST(test_different_operations) {
-  expect_fault(two_ops_kernel, 8, 8, FPAR_EDIVERGENCE,
-               "work-item 2 waits at fpar_sub_group_reduce_max_f32 while "
-               "work-items 0-1 of its sub-group wait at "
-               "fpar_sub_group_reduce_add_f32",
-               NULL);
-}
-END_TEST
-
 /* A uniform argument that differs. */
 static void xor_mask_kernel(fpar_item *it, void *p) {
   (void)p;
   fpar_sub_group_shuffle_xor_i32(it, 1, fpar_local_id(it, 0) == 3 ? 2 : 1);
 }
-
-START_TEST(test_uniform_argument_differs) {
-  expect_fault(xor_mask_kernel, 8, 8, FPAR_EINVAL,
-               "work-item 3 passed mask 2 to fpar_sub_group_shuffle_xor_i32 "
-               "but work-item 0 passed 1",
-               NULL);
-}
-END_TEST
 
 /* A lane outside a partial sub-group (items 8-9 of a group of 10). */
 static void lane_out_of_range_kernel(fpar_item *it, void *p) {
@@ -656,48 +615,70 @@ START_TEST(test_in_phase_kernel) {
 }
 END_TEST
 
-/* The divergences above once more after an operation every work-item
- * makes, which lets the group's later operations take a steady path:
- * that path must see each of them too. */
-static const struct warm_case {
+/* The divergences above and the disagreeing argument, each in a group of
+ * whole sub-groups and in one whose last sub-group is partial (which has
+ * a steady state of its own). */
+static const struct misuse_case {
   fpar_kernel_fn kernel;
-  size_t local;
+  size_t local[2]; /* whole sub-groups, then a partial last one */
   unsigned sg;
   int code;
   const char *what, *rule;
-} warm_cases[] = {
-    {shuffle_vs_barrier_kernel, 16, 4, FPAR_EDIVERGENCE,
+} misuse_cases[] = {
+    {shuffle_vs_barrier_kernel,
+     {16, 10},
+     4,
+     FPAR_EDIVERGENCE,
      "work-item 5 waits at the barrier at",
      "work-item 4 of its sub-group waits at fpar_sub_group_shuffle_f32"},
-    {barrier_vs_shuffle_kernel, 16, 4, FPAR_EDIVERGENCE,
+    {barrier_vs_shuffle_kernel,
+     {16, 10},
+     4,
+     FPAR_EDIVERGENCE,
      "work-item 5 waits at fpar_sub_group_shuffle_f32 while work-item 4 of "
      "its sub-group waits at the barrier at",
      "test_subgroups.c:"},
-    {reduce_vs_return_kernel, 16, 4, FPAR_EDIVERGENCE,
+    {reduce_vs_return_kernel,
+     {16, 10},
+     4,
+     FPAR_EDIVERGENCE,
      "work-item 7 returned from the kernel while work-items 4-6 of its "
      "sub-group wait at fpar_sub_group_reduce_add_i32",
      NULL},
-    {two_ops_kernel, 8, 8, FPAR_EDIVERGENCE,
+    {two_ops_kernel,
+     {8, 6},
+     8,
+     FPAR_EDIVERGENCE,
      "work-item 2 waits at fpar_sub_group_reduce_max_f32 while work-items "
      "0-1 of its sub-group wait at fpar_sub_group_reduce_add_f32",
      NULL},
-    {xor_mask_kernel, 8, 8, FPAR_EINVAL,
+    {xor_mask_kernel,
+     {8, 6},
+     8,
+     FPAR_EINVAL,
      "work-item 3 passed mask 2 to fpar_sub_group_shuffle_xor_i32 but "
      "work-item 0 passed 1",
      NULL},
-    /* Groups whose last sub-group is partial, which have a steady state
-     * of their own. */
-    {barrier_vs_shuffle_kernel, 10, 4, FPAR_EDIVERGENCE,
-     "work-item 5 waits at fpar_sub_group_shuffle_f32 while work-item 4 of "
-     "its sub-group waits at the barrier at",
-     "test_subgroups.c:"},
-    {two_ops_kernel, 6, 8, FPAR_EDIVERGENCE,
-     "work-item 2 waits at fpar_sub_group_reduce_max_f32 while work-items "
-     "0-1 of its sub-group wait at fpar_sub_group_reduce_add_f32",
-     NULL},
 };
-#define NWARM (int)(sizeof warm_cases / sizeof warm_cases[0])
+/* Loop tests over every case in both shapes. */
+#define NMISUSE (int)(2 * sizeof misuse_cases / sizeof misuse_cases[0])
 
+/* Case i / 2 in shape i % 2, its kernel run through `kernel`. */
+static void expect_misuse(int i, fpar_kernel_fn kernel) {
+  const struct misuse_case *c = &misuse_cases[i / 2];
+
+  expect_fault(kernel, c->local[i % 2], c->sg, c->code, c->what, c->rule);
+}
+
+/* At the group's first sub-group operation, which takes the slow path. */
+START_TEST(test_misuse) {
+  expect_misuse(_i, misuse_cases[_i / 2].kernel);
+}
+END_TEST
+
+/* Once more after an operation every work-item makes, which lets the
+ * group's later operations take a steady path: that path must see each
+ * of them too. */
 static fpar_kernel_fn warm_inner;
 
 static void warm_kernel(fpar_item *it, void *p) {
@@ -705,11 +686,9 @@ static void warm_kernel(fpar_item *it, void *p) {
   warm_inner(it, p);
 }
 
-START_TEST(test_misuse_on_fast_path) {
-  const struct warm_case *c = &warm_cases[_i];
-
-  warm_inner = c->kernel;
-  expect_fault(warm_kernel, c->local, c->sg, c->code, c->what, c->rule);
+START_TEST(test_misuse_on_steady_path) {
+  warm_inner = misuse_cases[_i / 2].kernel;
+  expect_misuse(_i, warm_kernel);
 }
 END_TEST
 
@@ -746,19 +725,15 @@ static Suite *subgroups_suite(void) {
   suite_add_tcase(s, tc);
 
   tc = fpar_test_case("misuse");
-  tcase_add_test(tc, test_shuffle_vs_barrier);
+  tcase_add_loop_test(tc, test_misuse, 0, NMISUSE);
   tcase_add_test(tc, test_shuffle_vs_barrier_copied_stacks);
-  tcase_add_test(tc, test_barrier_vs_shuffle);
-  tcase_add_test(tc, test_reduce_vs_return);
-  tcase_add_test(tc, test_different_operations);
-  tcase_add_test(tc, test_uniform_argument_differs);
   tcase_add_test(tc, test_lane_out_of_range);
   tcase_add_test(tc, test_subgroup_after_loop);
   tcase_add_test(tc, test_loop_member_after_return);
   tcase_add_test(tc, test_outside_kernel);
   tcase_add_test(tc, test_in_scoped_group);
   tcase_add_loop_test(tc, test_in_phase_kernel, 0, 2);
-  tcase_add_loop_test(tc, test_misuse_on_fast_path, 0, NWARM);
+  tcase_add_loop_test(tc, test_misuse_on_steady_path, 0, NMISUSE);
   tcase_add_test(tc, test_bad_subgroup_size);
   suite_add_tcase(s, tc);
   return s;
